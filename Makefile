@@ -1,0 +1,39 @@
+# Front for CMake. The two commands: `make lab` and `make test`.
+#   make test            sanitizer build (-Werror, ASan, UBSan) and every test via ctest
+#   make lab [BENCH=name] [QUICK=1]   release build, benchmarks, tables, report in build/lab/
+#   make install [PREFIX=/usr/local]
+# BUILD=dir puts the build trees elsewhere (parallel work in one checkout).
+BUILD   ?= build
+PREFIX  ?= /usr/local
+JOBS    ?= $(shell nproc)
+PYTHON  := /usr/bin/python3
+CTEST_ARGS ?=
+
+.PHONY: all lib test lab install clean deps-test deps-lab
+
+all: lib
+
+deps-test:
+	@bash scripts/deps.sh test
+deps-lab:
+	@bash scripts/deps.sh lab
+
+lib: deps-test
+	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=OFF >/dev/null
+	@cmake --build $(BUILD)/rel -j $(JOBS)
+
+test: deps-test
+	@cmake -S . -B $(BUILD)/test -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE=ON -DVIGIL_WERROR=ON >/dev/null
+	@cmake --build $(BUILD)/test -j $(JOBS)
+	@cd $(BUILD)/test && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+lab: deps-lab
+	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=ON >/dev/null
+	@cmake --build $(BUILD)/rel -j $(JOBS)
+	@$(PYTHON) lab/run.py --bin $(BUILD)/rel/lab --out $(BUILD)/lab $(if $(BENCH),--bench $(BENCH)) $(if $(QUICK),--quick)
+
+install: lib
+	@cmake --install $(BUILD)/rel --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD)

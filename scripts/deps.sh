@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages vigil's build, tests and lab need, only those missing.
+# Usage: scripts/deps.sh [test|lab]   (test: build + test deps; lab: everything)
+set -eu
+want=(cmake make gcc g++ pkg-config liburing-dev libaio-dev libuv1-dev libev-dev libevent-dev libboost-dev)
+[ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace)
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "vigil: installing missing packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "vigil: not root; install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
