@@ -1,0 +1,444 @@
+#!/usr/bin/python3
+"""Runs the lab's benchmarks and collects their records (see lab/README.md).
+
+  run.py --bin <dir of lab programs> --out <build/lab> [--bench name[,name]] [--quick]
+
+Every lab/<name>/bench.py is a benchmark: its plan(ctx) lists the steps (programs to run)
+in order. Steps run one after another -- never two at once, so they do not compete for
+the machine's two cores -- with progress on stderr. Each step's stdout is JSON records,
+one per line; run.py adds "run", "kernel", "machine" and "date" to each, pools records
+that carry "samples" (several rounds of one series, see README), writes
+<out>/results.jsonl (replaced by every invocation, so a file never mixes runs), prints
+one table per benchmark and calls report.py for <out>/report.html and its plots.
+
+Exit status: 0 when every step passed or skipped, 1 when a step failed (the run goes
+on after a failure), 2 for bad arguments.
+"""
+import argparse
+import datetime
+import importlib.util
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+LAB = os.path.dirname(os.path.abspath(__file__))
+
+# Keys that describe a measurement rather than name it: pooled or overwritten, never
+# part of a series' identity.
+STAT_KEYS = ("value", "p50", "p99", "mean", "n", "min", "max", "samples", "rounds")
+RUN_KEYS = ("run", "kernel", "machine", "date")
+# Parameter keys of DESIGN.md's lab contract, in the order tables show them. "engine"
+# and "backend" name what was measured (part of the series), not a parameter.
+PARAM_KEYS = ("fds", "active", "changes", "batch", "depth", "delay_us", "msg_bytes", "pattern", "file")
+SKIP_EXIT = 77
+
+
+class Ctx:
+    """What plan(ctx) sees: bin (programs), quick, tmp (scratch dir), out (results dir)."""
+
+    def __init__(self, bin_dir, quick, tmp, out):
+        self.bin, self.quick, self.tmp, self.out = bin_dir, quick, tmp, out
+
+
+def discover(names=None):
+    """The benchmark modules under lab/*/bench.py, ordered by folder name. names: only
+    those whose NAME or folder is listed. Returns [(folder, module)]; a bench.py that
+    cannot be imported is reported on stderr and left out."""
+    found = []
+    for d in sorted(os.listdir(LAB)):
+        path = os.path.join(LAB, d, "bench.py")
+        if not os.path.isfile(path):
+            continue
+        try:
+            spec = importlib.util.spec_from_file_location(f"vigil_lab_{d.replace('-', '_')}", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        except Exception as e:  # one broken bench.py must not stop the others
+            print(f"lab: cannot load {path}: {e!r}", file=sys.stderr)
+            continue
+        if not hasattr(mod, "NAME"):
+            mod.NAME = d
+        if names and mod.NAME not in names and d not in names:
+            continue
+        found.append((d, mod))
+    return found
+
+
+def machine_id():
+    model, cores = platform.processor() or platform.machine(), os.cpu_count() or 0
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {cores} cores"
+
+
+# ------------------------------------------------------------------ records
+
+def series_key(rec):
+    """What a record measures, apart from its figures: every key but the stats."""
+    return json.dumps({k: v for k, v in rec.items() if k not in STAT_KEYS and k not in RUN_KEYS},
+                      sort_keys=True)
+
+
+def pctl(sorted_vals, q):
+    """Same rule as lab/common/bench.h: element floor((n-1)*q) of the sorted samples."""
+    return sorted_vals[int((len(sorted_vals) - 1) * q)]
+
+
+def pool(records):
+    """Merges records of one series that carry "samples" (one record per round of an
+    alternating benchmark) into one: value = p50 = median of all samples, p99 and mean
+    over all samples, n = number of samples, rounds = records merged. Records without
+    samples are kept as they are. Order: first appearance."""
+    out, groups = [], {}
+    for rec in records:
+        s = rec.get("samples")
+        if not isinstance(s, list) or not s:
+            out.append(rec)
+            continue
+        k = series_key(rec)
+        if k in groups:
+            g = groups[k]
+            g["samples"].extend(float(x) for x in s)
+            g["rounds"] += 1
+        else:
+            g = dict(rec)
+            g["samples"] = [float(x) for x in s]
+            g["rounds"] = 1
+            groups[k] = g
+            out.append(g)
+    for g in groups.values():
+        v = sorted(g.pop("samples"))
+        g["value"] = v[len(v) // 2]
+        g["p50"] = v[len(v) // 2]
+        g["p99"] = pctl(v, 0.99)
+        g["mean"] = round(sum(v) / len(v), 4)
+        g["n"] = len(v)
+    for r in out:
+        r.pop("samples", None)
+    return out
+
+
+# ------------------------------------------------------------------- tables
+
+def fmt(x):
+    if x is None:
+        return "-"
+    x = float(x)
+    if math.isnan(x):
+        return "-"
+    a = abs(x)
+    if a >= 1000:
+        return f"{x:,.0f}"
+    if a >= 100:
+        return f"{x:.0f}"
+    if a >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+def series_label(rec):
+    """system + case, plus backend/engine when the case does not already say them."""
+    system, case = str(rec.get("system", "?")), str(rec.get("case", ""))
+    label = case if case.lower().startswith(system.lower()) else f"{system} {case}".strip()
+    for k in ("backend", "engine"):
+        v = rec.get(k)
+        if v is not None and str(v).lower() not in label.lower():
+            label += f" [{v}]"
+    return label
+
+
+def params_of(rec, keys):
+    return tuple((k, rec[k]) for k in keys if k in rec)
+
+
+def param_label(p):
+    return " ".join(f"{k}={v}" for k, v in p) or "-"
+
+
+def sort_params(ps):
+    def key(p):
+        return tuple((0, float(v), "") if isinstance(v, (int, float)) else (1, 0.0, str(v)) for _, v in p)
+    return sorted(ps, key=key)
+
+
+def table_data(rows, param_keys=PARAM_KEYS):
+    """Per metric: (metric, params list, series list, cells {(param, series): rec})."""
+    out = []
+    metrics = []
+    for r in rows:
+        if r.get("metric") not in metrics:
+            metrics.append(r.get("metric"))
+    for m in metrics:
+        rs = [r for r in rows if r.get("metric") == m]
+        keys = [k for k in param_keys if any(k in r for r in rs)]
+        params, series, cells = [], [], {}
+        for r in rs:
+            p, s = params_of(r, keys), series_label(r)
+            if p not in params:
+                params.append(p)
+            if s not in series:
+                series.append(s)
+            cells[(p, s)] = r
+        out.append((m, sort_params(params), series, cells))
+    return out
+
+
+def cell_text(rec):
+    if rec is None:
+        return "-"
+    if "p99" in rec:
+        return f"{fmt(rec.get('value'))} / {fmt(rec['p99'])}"
+    return fmt(rec.get("value"))
+
+
+def text_tables(name, title, rows, param_keys=PARAM_KEYS, width=110):
+    """One table per metric: parameter groups down, systems across (each cell: median /
+    p99); turned the other way when the systems would not fit in `width` columns."""
+    lines = [f"== {name}: {title}"]
+    if not rows:
+        return lines + ["   (no records)"]
+    for metric, params, series, cells in table_data(rows, param_keys):
+        has_p99 = any("p99" in r for r in cells.values())
+        lines.append(f"   {metric}" + ("  (median / p99)" if has_p99 else ""))
+        grid_rows = [param_label(p) for p in params]
+        cols = series
+        get = lambda i, j: cells.get((params[i], series[j]))  # noqa: E731
+        w_rows = max(len(x) for x in grid_rows)
+        texts = [[cell_text(get(i, j)) for j in range(len(cols))] for i in range(len(grid_rows))]
+        widths = [max(len(c), *(len(texts[i][j]) for i in range(len(grid_rows)))) for j, c in enumerate(cols)]
+        if 3 + w_rows + sum(w + 2 for w in widths) > width and len(params) < len(series):
+            # transpose: systems down, parameter groups across
+            grid_rows, cols = series, [param_label(p) for p in params]
+            texts = [[cell_text(cells.get((params[j], series[i]))) for j in range(len(params))]
+                     for i in range(len(series))]
+            w_rows = max(len(x) for x in grid_rows)
+            widths = [max(len(c), *(len(texts[i][j]) for i in range(len(grid_rows)))) for j, c in enumerate(cols)]
+        lines.append("   " + " " * w_rows + "".join(f"  {c:>{w}}" for c, w in zip(cols, widths)))
+        for i, rl in enumerate(grid_rows):
+            lines.append("   " + f"{rl:<{w_rows}}" + "".join(f"  {t:>{w}}" for t, w in zip(texts[i], widths)))
+    return lines
+
+
+# ------------------------------------------------------------------ running
+
+def hms(s):
+    s = max(0, int(round(s)))
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+class Progress:
+    """One status line on stderr: rewritten in place on a terminal, one line per step in
+    a log. Time left = remaining estimates scaled by how the estimates have held so far."""
+
+    def __init__(self, total_est):
+        self.total_est, self.done_est, self.t0 = total_est, 0.0, time.monotonic()
+        self.tty = sys.stderr.isatty()
+        self.open = False
+
+    def left(self):
+        el = time.monotonic() - self.t0
+        scale = min(4.0, max(0.5, el / self.done_est)) if self.done_est > 5 else 1.0
+        return (self.total_est - self.done_est) * scale
+
+    def show(self, text):
+        line = f"{text}  (~{hms(self.left())} left)"
+        if self.tty:
+            cols = shutil.get_terminal_size((120, 20)).columns
+            sys.stderr.write("\r\033[K" + line[:cols - 1])
+            self.open = True
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def say(self, text):
+        """A line that stays (skip, failure); "" only clears the status line."""
+        if self.open:
+            sys.stderr.write("\r\033[K")
+            self.open = False
+        if text:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+
+def resolve(cmd0, bin_dir):
+    return cmd0 if os.path.isabs(cmd0) else os.path.join(bin_dir, cmd0)
+
+
+def run_step(step, bin_dir, quick, log):
+    """Runs one step. Returns (status, records, note) with status pass|skip|fail."""
+    cmd = [str(c) for c in step["cmd"]]
+    exe = resolve(cmd[0], bin_dir)
+    if not os.access(exe, os.X_OK):
+        return "skip", [], f"program {cmd[0]} not built"
+    env = dict(os.environ)
+    env.pop("QUICK", None)
+    if quick:
+        env["QUICK"] = "1"
+    env.update({k: str(v) for k, v in (step.get("env") or {}).items()})
+    est = float(step.get("est_s", 5))
+    timeout = step.get("timeout_s") or max(60.0, 10 * est)
+    log.write(f"\n$ {' '.join(cmd)}  env={step.get('env') or {}}\n")
+    log.flush()
+    try:
+        p = subprocess.run([exe] + cmd[1:], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        log.write((e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or ""))
+        return "fail", [], f"timed out after {timeout:.0f}s"
+    except OSError as e:
+        return "fail", [], f"cannot run: {e}"
+    log.write(p.stdout)
+    log.write(p.stderr)
+    log.flush()
+    recs, bad = [], 0
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if not isinstance(rec, dict) or not all(k in rec for k in ("bench", "system", "metric", "value")):
+            bad += 1
+            continue
+        recs.append(rec)
+    err_tail = [l for l in p.stderr.strip().splitlines() if l.strip()]
+    last = err_tail[-1].strip() if err_tail else ""
+    if p.returncode == SKIP_EXIT:
+        return "skip", recs, last or "exit 77"
+    if p.returncode != 0:
+        why = f"exit {p.returncode}" if p.returncode > 0 else f"signal {-p.returncode}"
+        return "fail", recs, f"{why}: {last}" if last else why
+    if bad:
+        return "fail", recs, f"{bad} stdout line(s) not records of the lab contract"
+    return "pass", recs, ""
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="folder of the lab's programs (build/rel/lab)")
+    ap.add_argument("--out", required=True, help="results folder (build/lab)")
+    ap.add_argument("--bench", help="only these benchmarks (comma-separated names)")
+    ap.add_argument("--quick", action="store_true", help="about a second per case (QUICK=1)")
+    ap.add_argument("--no-report", action="store_true", help="do not call report.py")
+    a = ap.parse_args(argv)
+
+    names = [n for n in (a.bench or "").split(",") if n]
+    benches = discover(names)
+    if names:
+        known = {m.NAME for _, m in discover()} | {d for d, _ in discover()}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            print(f"lab: unknown benchmark {', '.join(unknown)}; known: {' '.join(sorted(known))}",
+                  file=sys.stderr)
+            return 2
+    if not benches:
+        print("lab: no benchmarks found (lab/*/bench.py)", file=sys.stderr)
+        return 2 if names else 0
+
+    bin_dir, out = os.path.abspath(a.bin), os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    start = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    meta = {
+        "run": start.strftime("%Y%m%dT%H%M%SZ"),
+        "kernel": platform.release(),
+        "machine": machine_id(),
+        "date": start.isoformat().replace("+00:00", "Z"),
+    }
+
+    plans = []
+    for folder, mod in benches:
+        tmp = os.path.join(out, "tmp", folder)
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp, exist_ok=True)
+        ctx = Ctx(bin_dir, a.quick, tmp, out)
+        try:
+            steps = list(mod.plan(ctx))
+        except Exception as e:
+            print(f"lab: {mod.NAME}: plan() failed: {e!r}", file=sys.stderr)
+            steps = None
+        plans.append((folder, mod, tmp, steps))
+    total_est = sum(float(s.get("est_s", 5)) for *_, st in plans for s in (st or []))
+
+    results_path = os.path.join(out, "results.jsonl")
+    results = open(results_path, "w")  # replaced: one file never mixes runs
+    log = open(os.path.join(out, "run.log"), "w")
+    prog = Progress(total_est)
+    prog.say(f"lab: run {meta['run']} on {meta['machine']}, kernel {meta['kernel']}; "
+             f"{len(plans)} benchmark(s), ~{hms(total_est)} estimated{' (quick)' if a.quick else ''}")
+    status = {"meta": meta, "quick": a.quick, "benchmarks": []}
+    failed = 0
+    for bi, (folder, mod, tmp, steps) in enumerate(plans, 1):
+        bstat = {"name": mod.NAME, "folder": folder, "steps": []}
+        status["benchmarks"].append(bstat)
+        if steps is None:
+            bstat["steps"].append({"label": "plan()", "status": "fail", "note": "plan() raised"})
+            failed += 1
+            continue
+        t_b = time.monotonic()
+        raw, said = [], set()
+        for si, step in enumerate(steps, 1):
+            label = step.get("label") or " ".join(map(str, step["cmd"]))
+            prog.show(f"[{bi}/{len(plans)} {mod.NAME}] step {si}/{len(steps)}: {label}")
+            t0 = time.monotonic()
+            st, recs, note = run_step(step, bin_dir, a.quick, log)
+            dt = time.monotonic() - t0
+            prog.done_est += float(step.get("est_s", 5))
+            for r in recs:
+                r.setdefault("bench", mod.NAME)
+            raw.extend(recs)
+            bstat["steps"].append({"label": label, "status": st, "note": note, "seconds": round(dt, 2),
+                                   "records": len(recs)})
+            key = (tuple(map(str, step["cmd"])), st, note)
+            if st == "skip" and key in said:
+                pass  # the same program skipped for the same reason in an earlier round
+            elif st == "skip":
+                said.add(key)
+                prog.say(f"[{bi}/{len(plans)} {mod.NAME}] {label}: skipped: {note}")
+            elif st == "fail":
+                failed += 1
+                prog.say(f"[{bi}/{len(plans)} {mod.NAME}] {label}: FAILED: {note} (see {log.name})")
+        rows = pool(raw)
+        for r in rows:
+            r.update(meta)
+            results.write(json.dumps(r) + "\n")
+        results.flush()
+        bstat["seconds"] = round(time.monotonic() - t_b, 1)
+        shutil.rmtree(tmp, ignore_errors=True)
+        lines = text_tables(mod.NAME, getattr(mod, "TITLE", ""), [r for r in rows if r.get("bench") == mod.NAME],
+                            getattr(mod, "PARAMS", PARAM_KEYS))
+        prog.say("")  # clears the status line
+        print("\n".join(lines), flush=True)
+    results.close()
+    log.close()
+    shutil.rmtree(os.path.join(out, "tmp"), ignore_errors=True)
+    status["failed_steps"] = failed
+    with open(os.path.join(out, "run.json"), "w") as f:
+        json.dump(status, f, indent=1)
+
+    el = time.monotonic() - prog.t0
+    print(f"lab: {hms(el)}; records in {results_path}" + (f"; {failed} step(s) FAILED" if failed else ""),
+          file=sys.stderr)
+    if not a.no_report:
+        r = subprocess.run([sys.executable, os.path.join(LAB, "report.py"), "--out", out])
+        if r.returncode != 0:
+            print("lab: report.py failed", file=sys.stderr)
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,61 @@
+"""smallset: one non-blocking loop turn on one idle pty fd (the 2006 select/poll patch).
+
+Each system is one program; a round runs each once, for a short measuring time, and
+the rounds rotate the order so no system always runs first or last. run.py pools the
+rounds of each series (the records carry per-batch "samples") into one figure."""
+NAME = "smallset"
+TITLE = "One non-blocking turn of a loop watching one idle pty fd (ns per turn)"
+SEED = ("2006, 'select/poll: small fd sets on the stack': select of 1 pty fd ~13% faster, and "
+        "no page allocated per sleeping daemon. vigil's targets: a non-blocking turn costs at most "
+        "1.10x a raw epoll_wait(..., 0) on epoll, less than libuv, libev and libevent, and at most "
+        "0.2x epoll_wait on io_uring, where an idle turn makes no system call.")
+
+SYSTEMS = [
+    (["smallset_kernel"], "kernel select/poll/ppoll/epoll_wait", 4),
+    (["smallset_vigil", "--backend", "uring"], "vigil uring", 1),
+    (["smallset_vigil", "--backend", "epoll"], "vigil epoll", 1),
+    (["smallset_vigil", "--backend", "poll"], "vigil poll", 1),
+    (["smallset_libuv"], "libuv", 1),
+    (["smallset_libev"], "libev", 1),
+    (["smallset_libevent"], "libevent", 1),
+]
+
+
+def plan(ctx):
+    rounds, ms = (2, 100) if ctx.quick else (8, 500)
+    steps = []
+    for r in range(rounds):
+        k = r % len(SYSTEMS)
+        for cmd, label, cases in SYSTEMS[k:] + SYSTEMS[:k]:
+            steps.append(dict(cmd=cmd + ["--ms", str(ms)], label=f"round {r + 1}/{rounds}: {label}",
+                              est_s=cases * ms / 1000 + 0.05))
+    return steps
+
+
+def plot(rows, ax):
+    rows = [r for r in rows if r.get("metric") == "ns_per_turn"]
+    if not rows:
+        return
+
+    def label(r):
+        c = str(r.get("case", ""))
+        return c if c.startswith(str(r["system"])) else f"{r['system']} {c}"
+    rows.sort(key=lambda r: float(r["value"]))
+    colors = {"kernel": "#888888", "vigil": "#1f77b4", "libuv": "#2ca02c", "libev": "#ff7f0e",
+              "libevent": "#d62728"}
+    y = range(len(rows))
+    vals = [float(r["value"]) for r in rows]
+    err = [max(0.0, float(r.get("p99", r["value"])) - float(r["value"])) for r in rows]
+    ax.barh(list(y), vals, xerr=[[0] * len(rows), err], color=[colors.get(r["system"], "#9467bd") for r in rows],
+            capsize=3)
+    ax.set_yticks(list(y))
+    ax.set_yticklabels([label(r) for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("ns per turn (bar: median, mark: p99)")
+    ep = [float(r["value"]) for r in rows if r["system"] == "kernel" and "epoll" in str(r.get("case", ""))]
+    if ep:
+        ax.axvline(1.10 * ep[0], ls="--", color="#1f77b4", lw=1, label="1.10x epoll_wait (epoll target)")
+        ax.axvline(0.2 * ep[0], ls=":", color="#1f77b4", lw=1, label="0.2x epoll_wait (uring target)")
+        ax.legend(loc="upper right", fontsize=8)
+    for i, (v, e) in enumerate(zip(vals, err)):
+        ax.text(v + e, i, f"  {v:.0f}", va="center", fontsize=8)
