@@ -402,7 +402,7 @@ def main(argv):
             raw.extend(recs)
             bstat["steps"].append({"label": label, "status": st, "note": note, "seconds": round(dt, 2),
                                    "records": len(recs)})
-            key = (tuple(map(str, step["cmd"])), st, note)
+            key = (str(step["cmd"][0]), st, note)
             if st == "skip" and key in said:
                 pass  # the same program skipped for the same reason in an earlier round
             elif st == "skip":

@@ -1,0 +1,65 @@
+"""iteration: the classic libevent/libev benchmark -- loop overhead with many idle and
+few active fds. N = 100, 1000, 10000 fds (N/2 socketpairs), A = 1 and 100 active; each
+turn writes one byte to the next active fd's peer, runs one blocking loop turn, and the
+callback reads the byte.
+
+A step is one system at one N (the fd set is built once per step; A = 1 and 100
+alternate inside it). Rounds repeat every (N, system) step, rotating the systems'
+order; run.py pools the rounds of each series into one figure."""
+NAME = "iteration"
+TITLE = "One blocking turn with N fds watched, one made ready per turn (ns per turn, write + read included)"
+SEED = ("The libevent/libev benchmark (Niels Provos 2003; Marc Lehmann's libev comparison 2007): "
+        "a loop's cost per turn should not grow with the number of idle fds it watches. "
+        "vigil's target: at every N and A, at least as fast as the fastest of libuv, libev and libevent.")
+
+FDS = (100, 1000, 10000)
+SYSTEMS = [
+    (["iteration_vigil", "--backend", "uring"], "vigil uring"),
+    (["iteration_vigil", "--backend", "epoll"], "vigil epoll"),
+    (["iteration_vigil", "--backend", "poll"], "vigil poll"),
+    (["iteration_libuv"], "libuv"),
+    (["iteration_libev"], "libev"),
+    (["iteration_libevent"], "libevent"),
+]
+
+
+def plan(ctx):
+    rounds, ms = (1, 100) if ctx.quick else (4, 400)
+    steps = []
+    for r in range(rounds):
+        for n in FDS:
+            k = (r + FDS.index(n)) % len(SYSTEMS)
+            for cmd, label in SYSTEMS[k:] + SYSTEMS[:k]:
+                # two A values of ms each, plus building N fds and the first turns
+                steps.append(dict(cmd=cmd + ["--fds", str(n), "--ms", str(ms)],
+                                  label=f"round {r + 1}/{rounds}: {label} fds={n}",
+                                  est_s=2 * ms / 1000 + 0.03 + n / 40000))
+    return steps
+
+
+def plot(rows, ax):
+    rows = [r for r in rows if r.get("metric") == "ns_per_turn"]
+    colors = {"vigil": "#1f77b4", "libuv": "#2ca02c", "libev": "#ff7f0e", "libevent": "#d62728"}
+    vstyles = {"uring": "-", "epoll": "--", "poll": ":"}
+    series = {}
+    for r in rows:
+        key = (r["system"], str(r.get("backend", "")), int(r.get("active", 0)))
+        series.setdefault(key, []).append(r)
+    for (system, backend, active), rs in sorted(series.items()):
+        rs.sort(key=lambda r: int(r["fds"]))
+        xs = [int(r["fds"]) for r in rs]
+        ys = [float(r["value"]) for r in rs]
+        label = f"{system}{' ' + backend if backend else ''} A={active}"
+        ls = vstyles.get(backend, "-") if system == "vigil" else "-"
+        ax.plot(xs, ys, ls=ls, marker="o" if active == 1 else "s", color=colors.get(system, "#9467bd"),
+                alpha=1.0 if active == 1 else 0.55, label=label)
+    ax.set_xscale("log")
+    ax.set_xticks(list(FDS))
+    ax.set_xticklabels([str(n) for n in FDS])
+    ax.set_xlabel("fds watched (N)")
+    ax.set_ylabel("ns per turn (median)")
+    ys = [float(r["value"]) for r in rows]
+    if ys and max(ys) / max(1.0, min(ys)) > 20:
+        ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
