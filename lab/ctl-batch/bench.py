@@ -1,0 +1,86 @@
+"""ctl-batch: k interest changes applied as one batch (seed 2015, epoll_ctl_batch).
+
+Systems, each its own program, measured in rounds (A B C D E, then B C D E A, ...):
+  kernel    one epoll_ctl(EPOLL_CTL_MOD) per change
+  liburing  hand-written: k IORING_OP_EPOLL_CTL SQEs, one io_uring_submit_and_wait(k)
+  vigil     vigil_epoll_ctl_batch(), backend "uring" (one io_uring_enter) and "epoll"
+            (one epoll_ctl per command), chosen by VIGIL_EPOLL1_PATH
+  libuv     k uv_poll_start() + one uv_run(UV_RUN_NOWAIT): libuv 1.44 makes 2 epoll_ctl
+            per change (DEL at once, ADD in the turn) and one epoll_wait(0), and runs
+            its timer/idle/prepare/check queues
+The fds are pipe read ends: EPOLLOUT never fires on them, so a batch is changes only.
+ns_per_change = one batch's time / k (value and p50 = median over all batches of the
+run, p99 over batches). syscalls_per_batch comes from a separate counting run per
+system under `strace -f` (k batches between markers), never from the timed runs.
+"""
+import os
+import sys
+import time
+
+NAME = "ctl-batch"
+TITLE = "k interest changes applied as one batch: ns per change, system calls per batch"
+SEED = "2015: one call for many interest changes (epoll_ctl_batch)"
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KS = "1,8,32,256"
+SYSTEMS = [  # (label, program, env)
+    ("kernel epoll_ctl", "ctl_batch_kernel", None),
+    ("liburing EPOLL_CTL", "ctl_batch_liburing", None),
+    ("vigil uring", "ctl_batch_vigil", {"VIGIL_EPOLL1_PATH": "uring"}),
+    ("vigil epoll", "ctl_batch_vigil", {"VIGIL_EPOLL1_PATH": "epoll"}),
+    ("libuv", "ctl_batch_libuv", None),
+]
+PYTHON = sys.executable or "/usr/bin/python3"
+STRACE = "/usr/bin/strace"
+
+
+def plan(ctx):
+    tag = f"{NAME}-{os.getpid()}-{time.time_ns()}"
+    samples = os.path.join(ctx.tmp, tag + ".samples")
+    have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
+    rounds, ms = (2, 60) if ctx.quick else (8, 250)
+    nk = len(KS.split(","))
+    steps = []
+    for r in range(rounds):
+        order = have[r % len(have):] + have[:r % len(have)] if have else []
+        for label, prog, env in order:
+            step = dict(cmd=[prog, "--k", KS, "--ms", str(ms), "--samples", samples],
+                        label=f"round {r + 1}/{rounds}: {label}", est_s=nk * ms / 1000 + 0.1)
+            if env:
+                step["env"] = env
+            steps.append(step)
+    pairs = []
+    if os.path.exists(STRACE):
+        for i, (label, prog, env) in enumerate(have):
+            desc = os.path.join(ctx.tmp, f"{tag}.count{i}")
+            trace = os.path.join(ctx.tmp, f"{tag}.strace{i}")
+            pairs.append(f"{desc}:{trace}")
+            step = dict(cmd=[STRACE, "-f", "-qq", "-s", "64", "-o", trace, os.path.join(ctx.bin, prog),
+                             "--k", KS, "--count", "20", "--samples", desc],
+                        label=f"count system calls: {label}", est_s=1)
+            if env:
+                step["env"] = env
+            steps.append(step)
+    steps.append(dict(cmd=[PYTHON, os.path.join(HERE, "collect.py"), NAME, samples] + pairs,
+                      label="merge rounds, count calls", est_s=1))
+    return steps
+
+
+def _name(r):
+    return r["system"] + (f" ({r['backend']})" if r.get("backend") else "")
+
+
+def plot(rows, ax):
+    series = {}
+    for r in rows:
+        if r.get("metric") == "ns_per_change":
+            series.setdefault(_name(r), []).append((int(r["changes"]), float(r["value"]), float(r.get("p99", r["value"]))))
+    for name, pts in sorted(series.items()):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("interest changes per batch (k)")
+    ax.set_ylabel("ns per change (median over batches)")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small")
+    ax.set_title("ctl-batch: cost of one interest change, by batch size")

@@ -1,0 +1,44 @@
+/* ctl-batch, system "kernel": one epoll_ctl(EPOLL_CTL_MOD) per change, as a program
+ * without a batching call must do. */
+#include <sys/epoll.h>
+
+#include "ctlb.h"
+
+static int epfd = -1;
+
+static int sys_init(int n, const int *rfd)
+{
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0) {
+        perror("epoll_create1");
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i};
+        if (epoll_ctl(epfd, EPOLL_CTL_ADD, rfd[i], &ev) < 0) {
+            perror("epoll_ctl ADD");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int sys_batch(const int *rfd, int k, int on)
+{
+    for (int i = 0; i < k; i++) {
+        struct epoll_event ev = {.events = on ? EPOLLIN | EPOLLOUT : EPOLLIN, .data.u64 = (uint64_t)i};
+        if (epoll_ctl(epfd, EPOLL_CTL_MOD, rfd[i], &ev) < 0)
+            return -errno;
+    }
+    return 0;
+}
+
+static void sys_fini(void)
+{
+    close(epfd);
+}
+
+static const char *sys_json(void)
+{
+    return "\"system\":\"kernel\",\"case\":\"epoll_ctl\"";
+}
