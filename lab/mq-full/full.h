@@ -1,0 +1,63 @@
+/* mq-full: a queue of `depth` messages filled to depth - 1, then send+receive pairs with
+ * constant, rising, falling or random priorities: the kernel selftest mq_perf_tests'
+ * test #2 (2a-2d), where the fill uses the same priority sequence as the timed pairs.
+ * 16-byte messages. Each sample is BATCH pairs between two clock reads, divided by
+ * BATCH; value = median over batches (ns per send+receive), p50/p99 too.
+ *
+ * Included once per system after that system's adapter (sys_<system>.h). */
+#ifndef VIGIL_MQLAB_FULL_H
+#define VIGIL_MQLAB_FULL_H
+
+#define BATCH 64
+#define MSG 16
+
+int main(int argc, char **argv)
+{
+    struct mqlab_opts o = mqlab_parse(argc, argv);
+    struct mqlab_samples pairs = {0, 0, 0};
+    struct mqlab_prio pat = mqlab_prio_init(mqlab_pattern_of(o.pattern));
+    struct sysq q;
+    char buf[MSG];
+    unsigned prio;
+    long got;
+
+    memset(buf, 'f', sizeof buf);
+    sys_setup(o.depth, MSG, 1);
+    sys_create(&q, "full", o.depth, MSG);
+
+    int64_t t0 = bench_now_ns();
+    for (long i = 0; i < o.depth - 1; i++)
+        if (sys_send(&q, buf, MSG, mqlab_prio_next(&pat)) != 0)
+            mqlab_die("fill send");
+    fprintf(stderr, "%s depth %ld %s: filled in %.1f ms\n", SYS_NAME, o.depth, o.pattern,
+            (double)(bench_now_ns() - t0) / 1e6);
+
+    int64_t end = bench_now_ns() + (int64_t)(o.seconds * 1e9);
+    int64_t t1;
+    unsigned last = 0;
+    do {
+        t0 = bench_now_ns();
+        for (int i = 0; i < BATCH; i++) {
+            if (sys_send(&q, buf, MSG, mqlab_prio_next(&pat)) != 0)
+                mqlab_die("send");
+            if ((got = sys_receive(&q, buf, MSG, &prio)) != MSG)
+                mqlab_die("receive");
+            last ^= prio;
+        }
+        t1 = bench_now_ns();
+        mqlab_add(&pairs, (double)(t1 - t0) / BATCH);
+    } while (t1 < end);
+    (void)last;
+    sys_destroy(&q);
+
+    char key[128];
+    snprintf(key, sizeof key, "%s.%ld.%s", SYS_NAME, o.depth, o.pattern);
+    if (mqlab_round_done(&o, key, &pairs)) {
+        struct bench_stats st = bench_stats(pairs.v, pairs.n);
+        bench_emit("mq-full", SYS_NAME, "send+receive", "ns_per_op", st.p50, &st,
+                   "\"depth\":%ld,\"pattern\":\"%s\",\"msg_bytes\":%d,\"batch\":%d,\"rounds\":%d", o.depth, o.pattern, MSG, BATCH, o.rounds);
+    }
+    return 0;
+}
+
+#endif

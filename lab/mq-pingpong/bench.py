@@ -1,0 +1,56 @@
+"""mq-pingpong: two processes (fork), blocking round trips over two queues of 4 messages:
+the parent sends, the child echoes, the parent receives. One clock read per round trip.
+Messages of 16 B, 4 KiB and 64 KiB (the kernel's msgsize_max is raised for 64 KiB inside
+the private IPC namespace its program creates). Records: rtt_us (value = p50, with p50
+and p99 over round trips) and msgs_per_s (both directions counted: 2 / mean round trip).
+Rounds alternate the systems per message size, rotating the order; the last round of a
+series emits one record from all its rounds' samples. Processes are not pinned."""
+NAME = "mq-pingpong"
+TITLE = "Cross-process blocking round trip over two queues (us per round trip)"
+SEED = ("2012 mqueue patches measured single-process send/receive; the cross-process case "
+        "adds a wake-up per message (the kernel's 'pipelined send' hands a message straight to a "
+        "waiting receiver). vigil's target with 16-byte messages: round-trip p50 at most 0.5x the "
+        "better of the kernel's and Boost's, and a p99 no worse than either's.")
+
+SYSTEMS = [("mq_pingpong_kernel", "kernel"), ("mq_pingpong_boost", "boost"), ("mq_pingpong_vigil", "vigil")]
+SIZES = (16, 4096, 65536)
+PARAMS = ("msg_bytes",)
+
+
+def plan(ctx):
+    rounds, secs = (1, 0.3) if ctx.quick else (3, 1.2)
+    steps = []
+    i = 0
+    for r in range(rounds):
+        for size in SIZES:
+            k = i % len(SYSTEMS)
+            i += 1
+            for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
+                steps.append(dict(cmd=[prog, "--msg-bytes", size, "--seconds", secs, "--round", r + 1,
+                                       "--rounds", rounds, "--state", ctx.tmp],
+                                  label=f"round {r + 1}/{rounds}: {label} {size} B", est_s=secs + 0.1))
+    return steps
+
+
+def plot(rows, ax):
+    rows = [r for r in rows if r.get("metric") == "rtt_us"]
+    if not rows:
+        return
+    colors = {"kernel": "#888888", "boost": "#bcbd22", "vigil": "#1f77b4"}
+    for s in ("kernel", "boost", "vigil"):
+        pts = sorted((int(r["msg_bytes"]), float(r.get("p50", r["value"])), float(r.get("p99", r["value"])))
+                     for r in rows if r["system"] == s)
+        if not pts:
+            continue
+        xs = [p[0] for p in pts]
+        ax.plot(xs, [p[1] for p in pts], "-o", color=colors[s], label=f"{s} p50")
+        ax.plot(xs, [p[2] for p in pts], "--", marker="x", color=colors[s], label=f"{s} p99")
+        for x, y in zip(xs, [p[1] for p in pts]):
+            ax.text(x, y, f" {y:.1f}", fontsize=7, va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(list(SIZES))
+    ax.set_xticklabels(["16 B", "4 KiB", "64 KiB"])
+    ax.set_xlabel("message size")
+    ax.set_ylabel("round trip, us (log)")
+    ax.legend(fontsize=8, ncol=3)

@@ -1,0 +1,3 @@
+/* mq-pingpong, Boost.Interprocess message_queue. */
+#include "sys_boost.h"
+#include "pingpong.h"

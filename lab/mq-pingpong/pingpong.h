@@ -1,0 +1,97 @@
+/* mq-pingpong: two processes (fork), blocking round trips over two queues of DEPTH
+ * messages: the parent sends on `ping` and waits on `pong`, the child echoes. One clock
+ * read per round trip (a round trip is microseconds; a read is ~30 ns).
+ * Records, per message size (--msg-bytes: 16, 4096, 65536):
+ *   rtt_us      value = p50 over round trips, p50/p99 keys;
+ *   msgs_per_s  messages delivered per second, counting both directions
+ *               (2 / mean round trip).
+ * Neither process is pinned: the scheduler places them as it would a user's.
+ *
+ * Included once per system after that system's adapter (sys_<system>.h). */
+#ifndef VIGIL_MQLAB_PINGPONG_H
+#define VIGIL_MQLAB_PINGPONG_H
+
+#define DEPTH 4 /* kernel queues for ping-pong stay at 4 or fewer messages */
+#define WARMUP 2000
+
+static void child_echo(struct sysq *ping, struct sysq *pong, char *buf, long size)
+{
+    unsigned prio;
+    sys_child(ping);
+    sys_child(pong);
+    for (;;) {
+        long got = sys_receive(ping, buf, (size_t)size, &prio);
+        if (got < 1)
+            mqlab_die("child receive");
+        if (buf[0] == 'q')
+            _exit(0);
+        if (sys_send(pong, buf, (size_t)got, 0) != 0)
+            mqlab_die("child send");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct mqlab_opts o = mqlab_parse(argc, argv);
+    struct mqlab_samples rtt = {0, 0, 0};
+    struct sysq ping, pong;
+    long size = o.msg_bytes;
+    unsigned prio;
+    char *buf = (char *)malloc((size_t)size);
+
+    if (!buf)
+        mqlab_die("malloc");
+    memset(buf, 'p', (size_t)size);
+    sys_setup(DEPTH, size, 2);
+    sys_create(&ping, "ping", DEPTH, size);
+    sys_create(&pong, "pong", DEPTH, size);
+
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        mqlab_die("fork");
+    if (pid == 0)
+        child_echo(&ping, &pong, buf, size);
+
+    for (int i = 0; i < WARMUP; i++)
+        if (sys_send(&ping, buf, (size_t)size, 0) != 0 || sys_receive(&pong, buf, (size_t)size, &prio) != size)
+            mqlab_die("warm-up round trip");
+
+    int64_t end = bench_now_ns() + (int64_t)(o.seconds * 1e9);
+    int64_t t0 = bench_now_ns(), t1;
+    do {
+        if (sys_send(&ping, buf, (size_t)size, 0) != 0)
+            mqlab_die("send");
+        if (sys_receive(&pong, buf, (size_t)size, &prio) != size)
+            mqlab_die("receive");
+        t1 = bench_now_ns();
+        mqlab_add(&rtt, (double)(t1 - t0) / 1e3);
+        t0 = t1;
+    } while (t1 < end);
+
+    buf[0] = 'q';
+    if (sys_send(&ping, buf, 1, 0) != 0)
+        mqlab_die("send quit");
+    int status;
+    waitpid(pid, &status, 0);
+    sys_destroy(&ping);
+    sys_destroy(&pong);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "mqlab: echo child failed\n");
+        return 1;
+    }
+
+    char key[128];
+    snprintf(key, sizeof key, "%s.%ld", SYS_NAME, size);
+    if (mqlab_round_done(&o, key, &rtt)) {
+        struct bench_stats st = bench_stats(rtt.v, rtt.n);
+        bench_emit("mq-pingpong", SYS_NAME, "round trip", "rtt_us", st.p50, &st, "\"msg_bytes\":%ld,\"depth\":%d,\"rounds\":%d",
+                   size, DEPTH, o.rounds);
+        bench_emit("mq-pingpong", SYS_NAME, "round trip", "msgs_per_s", st.mean > 0 ? 2e6 / st.mean : 0, NULL,
+                   "\"msg_bytes\":%ld,\"depth\":%d,\"n\":%ld", size, DEPTH, st.n);
+    }
+    free(buf);
+    return 0;
+}
+
+#endif
