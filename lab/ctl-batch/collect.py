@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-FIRST = ["bench", "system", "case", "metric", "value", "p50", "p99", "mean", "n"]
+FIRST = ["bench", "system", "case", "metric", "value", "p50", "p99", "mean", "n", "rounds"]
 
 
 def record(bench, keys, **fig):
@@ -27,13 +27,14 @@ def record(bench, keys, **fig):
 
 
 def read_samples(path):
-    """{series json: [total n, total sum, {value: count}]} merged over every round."""
+    """{series json: [total n, total sum, {value: count}, rounds]} merged over every round."""
     merged, cur = {}, None
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("series "):
-                cur = merged.setdefault(line[7:], [0, 0.0, {}])
+                cur = merged.setdefault(line[7:], [0, 0.0, {}, 0])
+                cur[3] += 1
             elif line.startswith("sum ") and cur is not None:
                 p = line.split()
                 cur[1] += float(p[1])
@@ -57,7 +58,7 @@ def quantile(hist, n, rank):
 
 def timed(bench, path):
     out = []
-    for key, (n, total, hist) in read_samples(path).items():
+    for key, (n, total, hist, rounds) in read_samples(path).items():
         keys = json.loads(key)
         div = float(keys.get("div", 1))
         if n <= 0:
@@ -65,7 +66,7 @@ def timed(bench, path):
         p50 = quantile(hist, n, n // 2) / div
         p99 = quantile(hist, n, int((n - 1) * 0.99)) / div
         out.append(record(bench, keys, value=round(p50, 2), p50=round(p50, 2), p99=round(p99, 2),
-                          mean=round(total / n / div, 2), n=n))
+                          mean=round(total / n / div, 2), n=n, rounds=rounds))
     return out
 
 

@@ -1,0 +1,88 @@
+"""qemu-loop: the 2015 workload behind epoll_ctl_batch/epoll_pwait1 (QEMU's main loop).
+
+n = 15, 85, 200 pipe read ends are watched ("fds"); each turn 4 of them change interest
+(READ <-> READ|WRITE, "changes": 4; a pipe's read end is never writable, so the change
+never fires) and one fd becomes ready (the benchmark writes a byte, untimed; the
+callback reads it, timed). ns_per_turn: interest changes + one turn (wait + dispatch),
+value and p50 = median over every turn of the run, p99 over turns.
+
+Systems, one program each, measured in rounds (rotating order, all n in each step):
+  kernel ppoll   pollfd array kept built, 4 entries patched, ppoll(1 s), scan revents
+  kernel epoll   4 epoll_ctl(MOD) + epoll_pwait2(1 s)
+  vigil          vigil_io_modify x4 + vigil_loop_run(ONCE), backend uring, epoll, poll
+  libuv          uv_poll_start x4 + uv_run(ONCE)   (1.44: 2 epoll_ctl per change)
+  libev          ev_io_stop/set/start x4 + ev_run(ONCE)
+  libevent       event_add/event_del of a write event x4 + event_base_loop(ONCE)
+syscalls_per_turn: a separate counting run per system under `strace -f` (a fixed number
+of turns between markers); the benchmark's own write/read on its pipes are left out
+(they appear as bench:write / bench:read in the record's "calls").
+"""
+import os
+import sys
+import time
+
+NAME = "qemu-loop"
+TITLE = "QEMU's loop: n fds watched, 4 interest changes and 1 ready fd per turn"
+SEED = ("2015: QEMU latency overhead with ppoll 37/49/83 us at ~15/85/200 fds; "
+        "with epoll_ctl_batch+epoll_pwait1 36/37/47 us")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COLLECT = os.path.join(HERE, "..", "ctl-batch", "collect.py")
+FDS = "15,85,200"
+SYSTEMS = [  # (label, argv)
+    ("kernel ppoll", ["qemu_loop_kernel", "--case", "ppoll"]),
+    ("kernel epoll", ["qemu_loop_kernel", "--case", "epoll"]),
+    ("vigil uring", ["qemu_loop_vigil", "--backend", "uring"]),
+    ("vigil epoll", ["qemu_loop_vigil", "--backend", "epoll"]),
+    ("vigil poll", ["qemu_loop_vigil", "--backend", "poll"]),
+    ("libuv", ["qemu_loop_libuv"]),
+    ("libev", ["qemu_loop_libev"]),
+    ("libevent", ["qemu_loop_libevent"]),
+]
+PYTHON = sys.executable or "/usr/bin/python3"
+STRACE = "/usr/bin/strace"
+
+
+def plan(ctx):
+    tag = f"{NAME}-{os.getpid()}-{time.time_ns()}"
+    samples = os.path.join(ctx.tmp, tag + ".samples")
+    have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1][0]))]
+    rounds, ms, count = (2, 40, 100) if ctx.quick else (12, 250, 400)
+    nfds = len(FDS.split(","))
+    steps = []
+    for r in range(rounds):
+        order = have[r % len(have):] + have[:r % len(have)] if have else []
+        for label, argv in order:
+            steps.append(dict(cmd=argv + ["--fds", FDS, "--ms", str(ms), "--samples", samples],
+                              label=f"round {r + 1}/{rounds}: {label}", est_s=nfds * ms / 1000 + 0.05))
+    pairs = []
+    if os.path.exists(STRACE):
+        for i, (label, argv) in enumerate(have):
+            desc = os.path.join(ctx.tmp, f"{tag}.count{i}")
+            trace = os.path.join(ctx.tmp, f"{tag}.strace{i}")
+            pairs.append(f"{desc}:{trace}")
+            steps.append(dict(cmd=[STRACE, "-f", "-qq", "-s", "64", "-o", trace, os.path.join(ctx.bin, argv[0])]
+                              + argv[1:] + ["--fds", FDS, "--count", str(count), "--samples", desc],
+                              label=f"count system calls: {label}", est_s=0.5 if ctx.quick else 1.5))
+    steps.append(dict(cmd=[PYTHON, COLLECT, NAME, samples] + pairs, label="merge rounds, count calls", est_s=1))
+    return steps
+
+
+def _name(r):
+    return r["system"] + (f" ({r['backend']})" if r.get("backend") else "")
+
+
+def plot(rows, ax):
+    series = {}
+    for r in rows:
+        if r.get("metric") == "ns_per_turn":
+            series.setdefault(_name(r), []).append((int(r["fds"]), float(r["value"]) / 1000))
+    for name, pts in sorted(series.items()):
+        pts.sort()
+        style = "-" if name.startswith("vigil") else "--"
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", label=name)
+    ax.set_xlabel("fds watched (4 interest changes, 1 ready fd per turn)")
+    ax.set_ylabel("us per turn (median)")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small")
+    ax.set_title("qemu-loop: cost of one turn by number of fds (seed: ppoll grows, batching stays flat)")

@@ -1,0 +1,193 @@
+/* qemu-loop: the driver every program shares. A program defines the sys_ functions below
+ * and includes this file once.
+ *
+ * The workload (2015, QEMU's main loop): n pipe read ends are watched for reading. Each
+ * turn,
+ *   1. the benchmark makes one fd ready: one byte into pipe r = t mod n (not timed);
+ *   2. the program changes the interest of 4 fds (a rotating window): each toggles
+ *      between READ and READ|WRITE. A pipe's read end is never writable, so the change
+ *      is real work for every system (an epoll_ctl, a pollfd patch, ...) yet never makes
+ *      a second fd ready;
+ *   3. one loop turn: wait (with a 1 s timeout on systems that take one) and dispatch;
+ *      the callback reads the byte.
+ * A sample is the time of 2 + 3, one per turn. The driver checks that exactly one
+ * callback ran per turn (a turn that missed its fd would measure nothing).
+ *
+ *   prog --fds 15,85,200 --ms 300 --samples FILE      timed, ms per n, histogram appended
+ *   prog --fds 15,85,200 --count 200 --samples FILE   counting run (under strace -f)
+ */
+#ifndef LAB2015_QLOOP_H
+#define LAB2015_QLOOP_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "series.h"
+
+#define QL_MAXN 1024
+#define QL_CHANGES 4
+
+struct ql {
+    int n;
+    int rfd[QL_MAXN], wfd[QL_MAXN];
+    unsigned char wr[QL_MAXN]; /* WRITE interest on */
+    long got;                  /* bytes read by callbacks */
+};
+
+/* Watches q->rfd[0..n) for reading. 0, 77 (skip: says why on stderr) or an exit code. */
+static int sys_init(struct ql *q);
+/* fd i's interest becomes READ|WRITE if q->wr[i], else READ. 0 or -errno. */
+static int sys_change(struct ql *q, int i);
+/* One turn: wait and dispatch. 0 or -errno. */
+static int sys_turn(struct ql *q);
+static void sys_fini(struct ql *q);
+/* The record's identifying keys, e.g. "\"system\":\"kernel\",\"case\":\"ppoll\"". */
+static const char *sys_json(void);
+/* The program's own options (argv is the whole command line). 0 or an exit code. */
+static int sys_options(int argc, char **argv);
+
+/* What a callback does with fd i's readiness: read the byte (and count it). */
+static inline void ql_consume(struct ql *q, int fd)
+{
+    char buf[16];
+    ssize_t r = read(fd, buf, sizeof buf);
+    if (r > 0)
+        q->got += r;
+}
+
+static struct sh_hist ql_hist;
+
+static int ql_turn(struct ql *q, long t, int64_t *ns)
+{
+    int r = (int)(t % q->n);
+    if (write(q->wfd[r], "x", 1) != 1) {
+        perror("write");
+        return -1;
+    }
+    long before = q->got;
+    int64_t t0 = bench_now_ns();
+    for (int j = 0; j < QL_CHANGES; j++) {
+        int i = (int)((t * QL_CHANGES + j) % q->n);
+        q->wr[i] ^= 1;
+        int e = sys_change(q, i);
+        if (e < 0) {
+            fprintf(stderr, "interest change: %s\n", strerror(-e));
+            return -1;
+        }
+    }
+    int e = sys_turn(q);
+    int64_t t1 = bench_now_ns();
+    if (e < 0) {
+        fprintf(stderr, "turn: %s\n", strerror(-e));
+        return -1;
+    }
+    if (q->got != before + 1) {
+        fprintf(stderr, "turn %ld: %ld byte(s) read, expected 1\n", t, q->got - before);
+        return -1;
+    }
+    if (ns)
+        *ns = t1 - t0;
+    return 0;
+}
+
+static int ql_size(struct ql *q, int n, int ms, long count, const char *samples, int id)
+{
+    memset(q, 0, sizeof *q);
+    q->n = n;
+    int own[2 * QL_MAXN];
+    for (int i = 0; i < n; i++) {
+        int p[2];
+        if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) {
+            perror("pipe2");
+            return 1;
+        }
+        q->rfd[i] = p[0];
+        q->wfd[i] = p[1];
+        own[2 * i] = p[0];
+        own[2 * i + 1] = p[1];
+    }
+    int rc = sys_init(q);
+    long t = 0;
+    char json[512];
+    long warm = count > 0 ? 100 : 2000; /* registrations applied, caches and lists built */
+    for (; rc == 0 && t < warm; t++)
+        if (ql_turn(q, t, NULL) < 0)
+            rc = 1;
+    if (rc == 0 && count > 0) {
+        snprintf(json, sizeof json, "{%s,\"metric\":\"syscalls_per_turn\",\"fds\":%d,\"changes\":%d,\"div\":%ld}",
+                 sys_json(), n, QL_CHANGES, count);
+        if (sh_count_describe(samples, id, json, own, 2 * n) < 0)
+            rc = 1;
+        sh_mark("begin", id);
+        for (long c = 0; rc == 0 && c < count; c++, t++)
+            if (ql_turn(q, t, NULL) < 0)
+                rc = 1;
+        sh_mark("end", id);
+    } else if (rc == 0) {
+        sh_reset(&ql_hist);
+        int64_t stop = bench_now_ns() + (int64_t)ms * 1000000;
+        for (;; t++) {
+            int64_t ns;
+            if (ql_turn(q, t, &ns) < 0) {
+                rc = 1;
+                break;
+            }
+            sh_add(&ql_hist, ns);
+            if ((t & 63) == 0 && bench_now_ns() >= stop)
+                break;
+        }
+        snprintf(json, sizeof json, "{%s,\"metric\":\"ns_per_turn\",\"fds\":%d,\"changes\":%d,\"div\":1}",
+                 sys_json(), n, QL_CHANGES);
+        if (rc == 0 && sh_write(samples, json, &ql_hist) < 0)
+            rc = 1;
+    }
+    sys_fini(q);
+    for (int i = 0; i < n; i++) {
+        close(q->rfd[i]);
+        close(q->wfd[i]);
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int sizes[8] = {15, 85, 200}, nsizes = 3, ms = 300;
+    long count = 0;
+    const char *samples = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--fds"))
+            nsizes = sh_parse_list(argv[i + 1], sizes, 8);
+        else if (!strcmp(argv[i], "--ms"))
+            ms = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--count"))
+            count = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--samples"))
+            samples = argv[i + 1];
+    }
+    if (!samples || nsizes <= 0) {
+        fprintf(stderr, "usage: %s --samples FILE [--fds 15,85,200] [--ms 300 | --count N]\n", argv[0]);
+        return 2;
+    }
+    int rc = sys_options(argc, argv);
+    if (rc != 0)
+        return rc;
+    static struct ql q;
+    for (int i = 0; i < nsizes; i++) {
+        if (sizes[i] < QL_CHANGES || sizes[i] > QL_MAXN) {
+            fprintf(stderr, "fds must be %d..%d\n", QL_CHANGES, QL_MAXN);
+            return 2;
+        }
+        rc = ql_size(&q, sizes[i], ms, count, samples, i);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+#endif
