@@ -15,9 +15,9 @@
  *   apply; the file system's own limits (tmpfs size, inodes) do.
  *
  * Names
- *   As mq_open(3): a leading '/', no other '/', 1..NAME_MAX-9 characters after it
- *   (the "vigil.mq." prefix takes 9 of the file name's 255); "" and "/" are EINVAL,
- *   too long is ENAMETOOLONG.
+ *   As mq_open(3): a leading '/' (else EINVAL), at least one more character ("/" alone
+ *   is ENOENT), no other '/' (EACCES), at most NAME_MAX-9 = 246 characters after the
+ *   '/' (ENAMETOOLONG: the "vigil.mq." prefix takes 9 of the file name's 255).
  *
  * Access
  *   Mode bits (after umask) are those of the file and are enforced by the operating
@@ -51,9 +51,12 @@
  * Ordering, blocking, timeouts
  *   Highest priority first, FIFO within a priority (O(1) per operation). A full queue
  *   blocks senders, an empty one receivers (unless O_NONBLOCK: EAGAIN). Timeouts are
- *   absolute CLOCK_REALTIME; a bad timespec is EINVAL only when the call would block.
- *   A signal handler interrupts a blocked call with EINTR (whatever SA_RESTART says,
- *   as mq_send(3) and mq_receive(3) do).
+ *   absolute CLOCK_REALTIME; a bad timespec is EINVAL only when the call would block;
+ *   a NULL abs_timeout blocks without limit (as the kernel's system calls). A signal
+ *   handler installed without SA_RESTART interrupts a blocked call with EINTR; with
+ *   SA_RESTART the wait resumes (signal(7) lists the mq calls as restartable).
+ *   A blocked thread re-checks the queue at least once a second, so a process killed
+ *   between changing the queue and waking a waiter delays that waiter by at most ~1 s.
  *
  * Crash robustness and commit points
  *   A process may die (even SIGKILL) anywhere inside any call. The queue lock is a
@@ -74,7 +77,10 @@
  *   length and count read from it is checked before use; a corrupt queue makes the
  *   call fail with EBADMSG (the queue stays corrupt: recreate it), never a crash or a
  *   write outside the mapping. vigil_mq_open of a file that is not a vigil queue of
- *   this layout version (bad magic, version, sizes) fails with EBADMSG too.
+ *   this layout version (bad magic, version, sizes) fails with EBADMSG too. Two things
+ *   a writer can do are not memory errors and are not prevented: holding or faking the
+ *   lock (the queue then blocks, as any process holding it would make it), and
+ *   truncating the file under a mapping (the kernel then raises SIGBUS on access).
  *
  * Notification (vigil_mq_notify)
  *   SIGEV_SIGNAL, SIGEV_THREAD and SIGEV_NONE, one registered process per queue
@@ -128,7 +134,8 @@ extern "C" {
  * EBADMSG (not a vigil queue, or corrupt). */
 VIGIL_MQ_EXPORT mqd_t vigil_mq_open(const char *name, int oflag, ...);
 
-/* Closes a descriptor (removes this process's notification if made through it). */
+/* Closes a descriptor; as with the kernel, this process's notification registration on
+ * the queue (if any) is removed. */
 VIGIL_MQ_EXPORT int vigil_mq_close(mqd_t mqdes);
 
 /* Removes the name. ENOENT, EACCES (no write permission on the directory). */

@@ -1,0 +1,149 @@
+/* The shared-memory queue: layout of one segment and the operations on it. Not
+ * installed; src/mq/posix.c (the POSIX front), src/mq_watch.c, the tests and the fuzz
+ * harness use it.
+ *
+ * Layout of a segment (all offsets fixed by maxmsg and msgsize, recomputed and compared
+ * at attach; nothing geometric is ever re-read from the segment after that):
+ *
+ *   hdr     identity (magic, version, geometry), the robust lock, the queue state
+ *           guarded by it, the two-level priority bitmap, the notification record
+ *   recs    VIGIL__MQ_NREC waiter records (one per blocked sender or receiver)
+ *   heads   MQ_PRIO_MAX {head, tail} slot lists, one FIFO per priority
+ *   slots   maxmsg message slots of `stride` bytes: {next, len, prio, mark, data}
+ *
+ * Slot references are stored as index + 1, so 0 means "none" and a freshly truncated
+ * (all-zero) segment is already a valid empty queue; slots at or past `fresh` were never
+ * used, so creating a deep queue touches no slot page.
+ */
+#ifndef VIGIL_MQ_INTERNAL_H
+#define VIGIL_MQ_INTERNAL_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "vigil/mq.h"
+
+#define VIGIL__MQ_MAGIC 0x31514d4c49474956ULL /* "VIGILMQ1" little-endian */
+#define VIGIL__MQ_VERSION 1u
+#define VIGIL__MQ_NREC 128u   /* blocked threads per queue with a record of their own */
+#define VIGIL__MQ_NPRIO 32768u
+#define VIGIL__MQ_SLOT_HDR 16u
+
+/* Waiter record states. */
+enum { VIGIL__REC_FREE = 0, VIGIL__REC_WAITING = 1, VIGIL__REC_READY = 2 };
+/* Waiter kinds. */
+enum { VIGIL__REC_RECV = 1, VIGIL__REC_SEND = 2 };
+
+struct vigil__mq_rec {
+    pthread_mutex_t m;       /* robust; held by the waiting thread: its liveness */
+    _Atomic uint32_t state;  /* VIGIL__REC_*; futex word the waiter sleeps on */
+    uint32_t kind;           /* VIGIL__REC_RECV / SEND */
+    uint32_t ticket;         /* FIFO order among waiters */
+    uint32_t slot;           /* READY receiver: the handed-off slot (index + 1) */
+    uint32_t pad_[4];
+};
+
+struct vigil__mq_head {
+    uint32_t head, tail;     /* slot index + 1, 0: empty */
+};
+
+struct vigil__mq_slot {
+    uint32_t next;           /* next slot in its list (index + 1), 0: last */
+    uint32_t len;            /* message length, <= msgsize */
+    uint32_t prio;
+    uint32_t mark;           /* recovery epoch that found this slot in use */
+    unsigned char data[];
+};
+
+struct vigil__mq_hdr {
+    /* identity: written once at creation, before the name is published */
+    uint64_t magic;
+    uint32_t version;
+    uint32_t hdr_bytes;
+    uint64_t total_bytes;
+    uint32_t maxmsg, msgsize, stride, nrec;
+    uint64_t off_recs, off_heads, off_slots;
+
+    alignas(64) pthread_mutex_t lock; /* robust, process-shared */
+
+    /* queue state, guarded by lock */
+    alignas(64) uint32_t curmsgs;
+    uint32_t free_head;      /* free slot list (index + 1) */
+    uint32_t fresh;          /* slots [fresh, maxmsg) were never used */
+    uint32_t nrec_busy;      /* records not FREE: 0 keeps send/receive off the scan */
+    uint32_t ticket;
+    uint32_t epoch;          /* recovery counter, the mark of in-use slots */
+    uint64_t top[VIGIL__MQ_NPRIO / 64 / 64]; /* bit w: lvl[w] != 0 */
+
+    /* notification, guarded by lock */
+    int32_t notify_pid;      /* registered process, 0: none */
+    int32_t notify_kind;     /* SIGEV_* */
+    int32_t notify_signo;
+    uint32_t spare_waiters;  /* threads blocked without a record (all were taken) */
+    uint64_t notify_value;   /* sigval */
+    uint64_t notify_token;   /* identifies one registration */
+    uint64_t fired_token;    /* the registration that fired last */
+    _Atomic uint32_t notify_seq; /* futex word of SIGEV_THREAD helpers */
+    _Atomic uint32_t spare_seq;  /* futex word of waiters without a record */
+    _Atomic uint32_t state_seq;  /* bumped on every change: futex word of mq watchers */
+    _Atomic uint32_t watchers;   /* processes' watch threads/ops waiting on state_seq */
+
+    alignas(64) uint64_t lvl[VIGIL__MQ_NPRIO / 64]; /* bit p: heads[p] not empty */
+};
+
+/* A process's trusted view of one mapped segment. */
+struct vigil__mq {
+    unsigned char *base;
+    size_t size;
+    struct vigil__mq_hdr *h;
+    struct vigil__mq_rec *recs;
+    struct vigil__mq_head *heads;
+    unsigned char *slots;
+    uint32_t maxmsg, msgsize, stride;
+    int trylock_only;        /* fuzz harness: a held lock is EAGAIN, not a wait */
+};
+
+/* What a send owes after it unlocked: a notification to deliver. */
+struct vigil__mq_fire {
+    int kind;                /* 0: nothing, else SIGEV_* */
+    int32_t pid;
+    int32_t signo;
+    uint64_t value;
+};
+
+/* Bytes a segment of this geometry needs, 0 if outside the library maxima. */
+size_t vigil__mq_bytes(long maxmsg, long msgsize);
+/* Writes the header of an empty queue into zeroed memory of vigil__mq_bytes() bytes. */
+int vigil__mq_format(void *base, size_t size, uint32_t maxmsg, uint32_t msgsize);
+/* Validates the identity of a segment and fills q. -EBADMSG if it is not a queue. */
+int vigil__mq_attach(struct vigil__mq *q, void *base, size_t size);
+
+/* abs_rt: absolute CLOCK_REALTIME deadline, NULL: none. nonblock: EAGAIN at once.
+ * Return 0 / length, or a negative errno. */
+int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
+                   const struct timespec *abs_rt, int nonblock);
+ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
+                          const struct timespec *abs_rt, int nonblock);
+/* Number of queued messages (a racy snapshot), or -EBADMSG. */
+long vigil__mq_curmsgs(struct vigil__mq *q);
+
+/* Notification registration: kind SIGEV_*; 0 unregisters (if pid is the owner).
+ * -EBUSY if another live process is registered. token is written to *token. */
+int vigil__mq_notify_set(struct vigil__mq *q, int32_t pid, const struct sigevent *sev, uint64_t token);
+/* Removes pid's registration if it holds one (close). */
+void vigil__mq_notify_drop(struct vigil__mq *q, int32_t pid);
+
+/* Invariant check, for tests: takes the lock, walks every list, compares counts, bitmap
+ * and free list. 0 or -EBADMSG (with what failed written to why). */
+int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len);
+
+/* Shared futex helpers (process-shared: the words live in shared memory). */
+int vigil__futex_wait_rt(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt);
+void vigil__futex_wake(_Atomic uint32_t *word, int n);
+
+#endif

@@ -1,0 +1,1001 @@
+/* The shared-memory message queue: priority lists, the robust lock, blocking, hand-off
+ * and crash recovery. The POSIX front (names, descriptors, notify delivery) is posix.c.
+ *
+ * LOCKING
+ *   hdr->lock, a robust process-shared pthread mutex, guards everything in the segment
+ *   except the message bytes of a slot handed to a waiting receiver (owned by that
+ *   receiver until it frees the slot under the lock) and the futex words, which are
+ *   only ever woken/waited on. Each waiter record has its own robust mutex, held by the
+ *   waiting thread for as long as the record is not FREE: a trylock that succeeds (or
+ *   reports EOWNERDEAD) proves the waiter gone, so a dead waiter never swallows a
+ *   message or a wake-up. Lock order: hdr->lock, then a record's m (only trylock).
+ *
+ * COMMIT POINTS (what survives a SIGKILL anywhere)
+ *   Every operation changes the message structure with exactly one store, made under
+ *   the lock after everything it publishes is in place:
+ *     send       the store that links the slot into its priority list (tail->next or
+ *                head), or, for a hand-off, rec->state = READY;
+ *     receive    the store of the list head past the slot (the bytes were copied to
+ *                the caller before it), or, for a hand-off, rec->state = FREE;
+ *   Everything else (curmsgs, bitmaps, tails, free list, nrec_busy) is derived. When
+ *   pthread_mutex_lock reports EOWNERDEAD, the new owner rebuilds the derived state
+ *   from the lists and records (recover()): a half-linked slot is either reachable
+ *   (committed) or not (its slot returns to the free list), never half a message.
+ *   A receiver that died holding a handed-off message had not taken it: the slot goes
+ *   back to the front of its priority list.
+ *
+ * PIPELINED SEND
+ *   A receiver that finds the queue empty takes a waiter record and sleeps on its
+ *   state. A sender that finds a live waiting receiver copies the message into a slot,
+ *   gives that slot to the record (READY) and wakes it: the receiver copies the bytes
+ *   without the lock and takes the lock once to free the slot. Senders blocked on a
+ *   full queue are woken one per freed slot, oldest first.
+ *
+ * HOSTILE MEMORY
+ *   Geometry is read once at attach and validated against the file size; every index,
+ *   length and count read from the segment afterwards is checked before use and a bad
+ *   one returns -EBADMSG. The mutex's kind word is compared before every lock so that a
+ *   scribbled mutex is an error, not a glibc assertion.
+ */
+#include "mq/mq_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SPIN_ITERS 4000         /* ~several us of polling before a futex wait */
+#define WAIT_SLICE_NS 1000000000 /* re-check at least this often (a waker may have died) */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* ------------------------------------------------------------------ futexes */
+
+int vigil__futex_wait_rt(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt)
+{
+    /* Not FUTEX_PRIVATE_FLAG: the word is in memory shared between processes. */
+    long r = syscall(SYS_futex, word, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, val, abs_rt, NULL,
+                     FUTEX_BITSET_MATCH_ANY);
+    return r < 0 ? -errno : 0;
+}
+
+void vigil__futex_wake(_Atomic uint32_t *word, int n)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE, n, NULL, NULL, 0);
+}
+
+/* ---------------------------------------------------------------- geometry */
+
+static size_t align_up(size_t v, size_t a)
+{
+    return (v + a - 1) & ~(a - 1);
+}
+
+struct geom {
+    size_t off_recs, off_heads, off_slots, stride, total;
+};
+
+static int geometry(long maxmsg, long msgsize, struct geom *g)
+{
+    if (maxmsg < 1 || maxmsg > VIGIL_MQ_MAXMSG_MAX || msgsize < 1 || msgsize > VIGIL_MQ_MSGSIZE_MAX)
+        return -EINVAL;
+    g->stride = align_up(VIGIL__MQ_SLOT_HDR + (size_t)msgsize, 8);
+    if ((size_t)maxmsg * align_up((size_t)msgsize, 8) > (size_t)VIGIL_MQ_BYTES_MAX)
+        return -EINVAL;
+    g->off_recs = align_up(sizeof(struct vigil__mq_hdr), 64);
+    g->off_heads = align_up(g->off_recs + VIGIL__MQ_NREC * sizeof(struct vigil__mq_rec), 64);
+    g->off_slots = align_up(g->off_heads + VIGIL__MQ_NPRIO * sizeof(struct vigil__mq_head), 4096);
+    g->total = align_up(g->off_slots + (size_t)maxmsg * g->stride, 4096);
+    return 0;
+}
+
+size_t vigil__mq_bytes(long maxmsg, long msgsize)
+{
+    struct geom g;
+    return geometry(maxmsg, msgsize, &g) < 0 ? 0 : g.total;
+}
+
+/* The kind word glibc stores in a robust process-shared mutex, learnt once. */
+static int mutex_kind_expected(void)
+{
+    static _Atomic int kind = -1;
+    int k = atomic_load_explicit(&kind, memory_order_relaxed);
+    if (k < 0) {
+        pthread_mutexattr_t a;
+        pthread_mutex_t m;
+        pthread_mutexattr_init(&a);
+        pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+        pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+        pthread_mutex_init(&m, &a);
+        k = m.__data.__kind;
+        pthread_mutex_destroy(&m);
+        pthread_mutexattr_destroy(&a);
+        atomic_store_explicit(&kind, k, memory_order_relaxed);
+    }
+    return k;
+}
+
+static void robust_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+int vigil__mq_format(void *base, size_t size, uint32_t maxmsg, uint32_t msgsize)
+{
+    struct geom g;
+    int r = geometry(maxmsg, msgsize, &g);
+    if (r < 0)
+        return r;
+    if (size < g.total)
+        return -EINVAL;
+    struct vigil__mq_hdr *h = base;
+    h->version = VIGIL__MQ_VERSION;
+    h->hdr_bytes = sizeof *h;
+    h->total_bytes = g.total;
+    h->maxmsg = maxmsg;
+    h->msgsize = msgsize;
+    h->stride = (uint32_t)g.stride;
+    h->nrec = VIGIL__MQ_NREC;
+    h->off_recs = g.off_recs;
+    h->off_heads = g.off_heads;
+    h->off_slots = g.off_slots;
+    robust_init(&h->lock);
+    struct vigil__mq_rec *recs = (struct vigil__mq_rec *)((unsigned char *)base + g.off_recs);
+    for (unsigned i = 0; i < VIGIL__MQ_NREC; i++)
+        robust_init(&recs[i].m);
+    /* Everything else is zero: an empty queue (see the layout comment). The magic goes
+     * last, with release order, though the creator publishes the name only after this
+     * returns (link()), so no other process can see a half-formatted segment. */
+    atomic_thread_fence(memory_order_release);
+    h->magic = VIGIL__MQ_MAGIC;
+    return 0;
+}
+
+int vigil__mq_attach(struct vigil__mq *q, void *base, size_t size)
+{
+    struct vigil__mq_hdr *h = base;
+    struct geom g;
+    memset(q, 0, sizeof *q);
+    if (size < sizeof *h)
+        return -EBADMSG;
+    /* Read the identity once into locals: a concurrent scribbler cannot make us check
+     * one value and use another. */
+    uint64_t magic = h->magic;
+    uint32_t version = h->version, hdr_bytes = h->hdr_bytes, maxmsg = h->maxmsg, msgsize = h->msgsize;
+    uint32_t stride = h->stride, nrec = h->nrec;
+    uint64_t total = h->total_bytes, off_recs = h->off_recs, off_heads = h->off_heads, off_slots = h->off_slots;
+    if (magic != VIGIL__MQ_MAGIC || version != VIGIL__MQ_VERSION || hdr_bytes != sizeof *h || nrec != VIGIL__MQ_NREC)
+        return -EBADMSG;
+    if (geometry(maxmsg, msgsize, &g) < 0)
+        return -EBADMSG;
+    if (stride != g.stride || total != g.total || off_recs != g.off_recs || off_heads != g.off_heads ||
+        off_slots != g.off_slots || size < g.total)
+        return -EBADMSG;
+    q->base = base;
+    q->size = g.total;
+    q->h = h;
+    q->recs = (struct vigil__mq_rec *)((unsigned char *)base + g.off_recs);
+    q->heads = (struct vigil__mq_head *)((unsigned char *)base + g.off_heads);
+    q->slots = (unsigned char *)base + g.off_slots;
+    q->maxmsg = maxmsg;
+    q->msgsize = msgsize;
+    q->stride = (uint32_t)g.stride;
+    return 0;
+}
+
+static inline struct vigil__mq_slot *slot_at(const struct vigil__mq *q, uint32_t ref)
+{
+    return (struct vigil__mq_slot *)(q->slots + (size_t)(ref - 1) * q->stride);
+}
+
+/* A slot reference read from the segment: 1..maxmsg. */
+static inline bool ref_ok(const struct vigil__mq *q, uint32_t ref)
+{
+    return ref - 1 < q->maxmsg;
+}
+
+/* ------------------------------------------------------------ lock, recovery */
+
+static int recover(struct vigil__mq *q);
+
+static bool kind_ok(const pthread_mutex_t *m)
+{
+    /* A volatile read: the word is shared and may be scribbled at any time. */
+    return *(const volatile int *)&m->__data.__kind == mutex_kind_expected();
+}
+
+/* Takes hdr->lock. A dead owner's half-done operation is settled before returning. */
+static int qlock(struct vigil__mq *q)
+{
+    if (!kind_ok(&q->h->lock))
+        return -EBADMSG;
+    int r = q->trylock_only ? pthread_mutex_trylock(&q->h->lock) : pthread_mutex_lock(&q->h->lock);
+    if (r == 0)
+        return 0;
+    if (r == EOWNERDEAD) {
+        /* The previous owner died inside an operation: rebuild, then declare the
+         * mutex consistent. If the rebuild finds corruption we unlock without
+         * pthread_mutex_consistent: every later lock gets ENOTRECOVERABLE (EBADMSG). */
+        int rr = recover(q);
+        if (rr < 0) {
+            pthread_mutex_unlock(&q->h->lock);
+            return rr;
+        }
+        pthread_mutex_consistent(&q->h->lock);
+        return 0;
+    }
+    if (r == EBUSY)
+        return -EAGAIN;
+    return -EBADMSG; /* ENOTRECOVERABLE, EINVAL, EDEADLK: the lock word is garbage */
+}
+
+static inline void qunlock(struct vigil__mq *q)
+{
+    pthread_mutex_unlock(&q->h->lock);
+}
+
+/* Bitmap helpers (lock held). */
+static inline void bit_set(struct vigil__mq_hdr *h, uint32_t p)
+{
+    h->lvl[p >> 6] |= 1ull << (p & 63);
+    h->top[p >> 12] |= 1ull << ((p >> 6) & 63);
+}
+
+static inline void bit_clear(struct vigil__mq_hdr *h, uint32_t p)
+{
+    uint64_t w = h->lvl[p >> 6] & ~(1ull << (p & 63));
+    h->lvl[p >> 6] = w;
+    if (!w)
+        h->top[p >> 12] &= ~(1ull << ((p >> 6) & 63));
+}
+
+/* Highest non-empty priority, -1 if none, -EBADMSG if the two levels disagree. */
+static inline long bit_highest(const struct vigil__mq_hdr *h)
+{
+    for (int t = (int)(sizeof h->top / sizeof h->top[0]) - 1; t >= 0; t--) {
+        uint64_t tw = h->top[t];
+        if (!tw)
+            continue;
+        uint32_t w = (uint32_t)t * 64 + 63 - (uint32_t)__builtin_clzll(tw);
+        uint64_t lw = h->lvl[w];
+        if (!lw)
+            return -EBADMSG;
+        return (long)w * 64 + 63 - __builtin_clzll(lw);
+    }
+    return -1;
+}
+
+/* Pushes a slot on the free list (lock held). */
+static inline void slot_free(struct vigil__mq *q, uint32_t ref)
+{
+    slot_at(q, ref)->next = q->h->free_head;
+    q->h->free_head = ref;
+}
+
+/* Pops a free slot (lock held): 0 if none, or -EBADMSG as a huge value is impossible,
+ * so a bad free-list head is reported through *err. */
+static inline uint32_t slot_alloc(struct vigil__mq *q, int *err)
+{
+    struct vigil__mq_hdr *h = q->h;
+    uint32_t ref = h->free_head;
+    if (ref) {
+        if (!ref_ok(q, ref) || ref > h->fresh) {
+            *err = -EBADMSG;
+            return 0;
+        }
+        uint32_t next = slot_at(q, ref)->next;
+        if (next && (!ref_ok(q, next) || next > h->fresh)) {
+            *err = -EBADMSG;
+            return 0;
+        }
+        h->free_head = next;
+        return ref;
+    }
+    if (h->fresh < q->maxmsg)
+        return ++h->fresh; /* the first never-used slot: index fresh, so ref fresh + 1 */
+    if (h->fresh > q->maxmsg)
+        *err = -EBADMSG;
+    return 0;
+}
+
+/* Rebuilds everything derived from the lists (lock held, previous owner dead). */
+static int recover(struct vigil__mq *q)
+{
+    struct vigil__mq_hdr *h = q->h;
+    if (h->fresh > q->maxmsg)
+        return -EBADMSG;
+    uint32_t epoch = ++h->epoch;
+    if (epoch == 0)
+        epoch = ++h->epoch; /* 0 is the mark of a never-marked slot */
+    memset(h->top, 0, sizeof h->top);
+    memset(h->lvl, 0, sizeof h->lvl);
+    uint32_t count = 0;
+    for (uint32_t p = 0; p < VIGIL__MQ_NPRIO; p++) {
+        struct vigil__mq_head *hd = &q->heads[p];
+        uint32_t ref = hd->head, last = 0;
+        while (ref) {
+            if (!ref_ok(q, ref) || ref > h->fresh)
+                return -EBADMSG;
+            struct vigil__mq_slot *s = slot_at(q, ref);
+            if (s->mark == epoch || s->len > q->msgsize || s->prio != p)
+                return -EBADMSG; /* a cycle, a slot in two lists, or a bad slot */
+            s->mark = epoch;
+            count++;
+            last = ref;
+            ref = s->next;
+        }
+        hd->tail = last;
+        if (last)
+            bit_set(h, p);
+    }
+    /* Records: a dead waiter's record is released; a message handed to a receiver
+     * that died before taking it goes back to the front of its priority. */
+    uint32_t busy = 0;
+    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
+        struct vigil__mq_rec *r = &q->recs[i];
+        uint32_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
+        if (st == VIGIL__REC_FREE)
+            continue;
+        if (!kind_ok(&r->m))
+            return -EBADMSG;
+        int tr = pthread_mutex_trylock(&r->m);
+        bool alive = tr == EBUSY;
+        if (st == VIGIL__REC_READY && r->kind == VIGIL__REC_RECV) {
+            uint32_t ref = r->slot;
+            if (!ref_ok(q, ref) || ref > h->fresh)
+                return -EBADMSG;
+            struct vigil__mq_slot *s = slot_at(q, ref);
+            if (s->mark == epoch || s->len > q->msgsize || s->prio >= VIGIL__MQ_NPRIO)
+                return -EBADMSG;
+            s->mark = epoch;
+            if (!alive) {
+                struct vigil__mq_head *hd = &q->heads[s->prio];
+                s->next = hd->head;
+                if (!hd->head)
+                    hd->tail = ref;
+                hd->head = ref;
+                bit_set(h, s->prio);
+                count++;
+            }
+        }
+        if (alive) {
+            busy++;
+            continue;
+        }
+        if (tr == EOWNERDEAD)
+            pthread_mutex_consistent(&r->m);
+        atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
+        if (tr == 0 || tr == EOWNERDEAD)
+            pthread_mutex_unlock(&r->m);
+    }
+    if (count > q->maxmsg)
+        return -EBADMSG;
+    h->free_head = 0;
+    for (uint32_t ref = h->fresh; ref >= 1; ref--)
+        if (slot_at(q, ref)->mark != epoch)
+            slot_free(q, ref);
+    h->curmsgs = count;
+    h->nrec_busy = busy;
+    /* Whoever sleeps may have missed the wake the dead process owed: wake them all
+     * (they re-check), including loop watchers. */
+    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++)
+        if (atomic_load_explicit(&q->recs[i].state, memory_order_relaxed) != VIGIL__REC_FREE)
+            vigil__futex_wake(&q->recs[i].state, INT_MAX);
+    atomic_fetch_add_explicit(&h->spare_seq, 1, memory_order_relaxed);
+    vigil__futex_wake(&h->spare_seq, INT_MAX);
+    atomic_fetch_add_explicit(&h->state_seq, 1, memory_order_relaxed);
+    vigil__futex_wake(&h->state_seq, INT_MAX);
+    return 0;
+}
+
+/* -------------------------------------------------------------- waiters */
+
+/* Oldest live waiter of a kind in state WAITING, or NULL (lock held). Records of dead
+ * waiters found on the way are released. */
+static struct vigil__mq_rec *waiter_find(struct vigil__mq *q, uint32_t kind)
+{
+    struct vigil__mq_hdr *h = q->h;
+    struct vigil__mq_rec *best = NULL;
+    uint32_t best_age = 0, now = h->ticket;
+    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
+        struct vigil__mq_rec *r = &q->recs[i];
+        if (atomic_load_explicit(&r->state, memory_order_relaxed) != VIGIL__REC_WAITING || r->kind != kind)
+            continue;
+        if (!kind_ok(&r->m))
+            continue;
+        /* The waiter holds r->m while it waits: EBUSY means alive. */
+        int tr = pthread_mutex_trylock(&r->m);
+        if (tr != EBUSY) {
+            if (tr == EOWNERDEAD)
+                pthread_mutex_consistent(&r->m);
+            atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
+            if (h->nrec_busy)
+                h->nrec_busy--;
+            if (tr == 0 || tr == EOWNERDEAD)
+                pthread_mutex_unlock(&r->m);
+            continue;
+        }
+        uint32_t age = now - r->ticket;
+        if (!best || age > best_age) {
+            best = r;
+            best_age = age;
+        }
+    }
+    return best;
+}
+
+/* Releases dead receivers' handed-off messages back to the queue (lock held). Called
+ * before a receiver decides to sleep on an "empty" queue. */
+static int reclaim_ready(struct vigil__mq *q)
+{
+    struct vigil__mq_hdr *h = q->h;
+    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
+        struct vigil__mq_rec *r = &q->recs[i];
+        uint32_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
+        if (st == VIGIL__REC_FREE)
+            continue;
+        if (!kind_ok(&r->m))
+            return -EBADMSG;
+        int tr = pthread_mutex_trylock(&r->m);
+        if (tr == EBUSY)
+            continue;
+        if (tr == EOWNERDEAD)
+            pthread_mutex_consistent(&r->m);
+        if (st == VIGIL__REC_READY && r->kind == VIGIL__REC_RECV) {
+            uint32_t ref = r->slot;
+            if (!ref_ok(q, ref) || ref > h->fresh)
+                return -EBADMSG;
+            struct vigil__mq_slot *s = slot_at(q, ref);
+            if (s->prio >= VIGIL__MQ_NPRIO || s->len > q->msgsize)
+                return -EBADMSG;
+            /* Front of its priority: it was sent before anything queued since. */
+            struct vigil__mq_head *hd = &q->heads[s->prio];
+            s->next = hd->head;
+            if (!hd->head)
+                hd->tail = ref;
+            hd->head = ref; /* commit: the message is queued again */
+            bit_set(h, s->prio);
+            h->curmsgs++;
+        }
+        atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
+        if (h->nrec_busy)
+            h->nrec_busy--;
+        if (tr == 0 || tr == EOWNERDEAD)
+            pthread_mutex_unlock(&r->m);
+    }
+    return 0;
+}
+
+/* Takes a free record for the calling thread (lock held). NULL if all are busy. */
+static struct vigil__mq_rec *rec_take(struct vigil__mq *q, uint32_t kind)
+{
+    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
+        struct vigil__mq_rec *r = &q->recs[i];
+        if (atomic_load_explicit(&r->state, memory_order_relaxed) != VIGIL__REC_FREE || !kind_ok(&r->m))
+            continue;
+        int tr = pthread_mutex_trylock(&r->m);
+        if (tr == EOWNERDEAD) {
+            pthread_mutex_consistent(&r->m);
+            tr = 0;
+        }
+        if (tr != 0)
+            continue; /* another thread still between FREE and its unlock */
+        r->kind = kind;
+        r->ticket = q->h->ticket++;
+        r->slot = 0;
+        atomic_store_explicit(&r->state, VIGIL__REC_WAITING, memory_order_relaxed);
+        q->h->nrec_busy++;
+        return r;
+    }
+    return NULL;
+}
+
+/* Releases the caller's record (lock held). */
+static void rec_release(struct vigil__mq *q, struct vigil__mq_rec *r)
+{
+    atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
+    if (q->h->nrec_busy)
+        q->h->nrec_busy--;
+    pthread_mutex_unlock(&r->m);
+}
+
+static int ts_valid(const struct timespec *ts)
+{
+    return ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L && ts->tv_sec >= 0;
+}
+
+/* Sleeps while *word == val: spins first, then futex waits in slices. Returns 0 when
+ * the word changed or a slice ended (the caller re-checks), -ETIMEDOUT at abs_rt,
+ * -EINTR on a signal. */
+static int wait_word(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt, bool spin)
+{
+    if (spin) {
+        /* The other side usually answers within microseconds (ping-pong on another
+         * core): polling the shared word is far cheaper than sleep + wake. Acquire
+         * pairs with the waker's release store of the state. */
+        for (int i = 0; i < SPIN_ITERS; i++) {
+            if (atomic_load_explicit(word, memory_order_acquire) != val)
+                return 0;
+            cpu_relax();
+        }
+    }
+    struct timespec now, slice;
+    clock_gettime(CLOCK_REALTIME, &now);
+    slice = now;
+    slice.tv_sec += WAIT_SLICE_NS / 1000000000;
+    const struct timespec *until = &slice;
+    bool real = false;
+    if (abs_rt && (abs_rt->tv_sec < slice.tv_sec ||
+                   (abs_rt->tv_sec == slice.tv_sec && abs_rt->tv_nsec <= slice.tv_nsec))) {
+        until = abs_rt;
+        real = true;
+    }
+    int r = vigil__futex_wait_rt(word, val, until);
+    if (r == -ETIMEDOUT)
+        return real ? -ETIMEDOUT : 0;
+    if (r == -EINTR)
+        return -EINTR;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- send */
+
+/* After a change (lock held): bumps the words of loop watchers and of threads waiting
+ * without a record, if there are any; the caller wakes them after unlocking. Returns a
+ * bit mask: 1 watchers, 2 spare waiters. */
+static inline unsigned watch_bump(struct vigil__mq_hdr *h)
+{
+    unsigned m = 0;
+    if (atomic_load_explicit(&h->watchers, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&h->state_seq, 1, memory_order_release);
+        m |= 1;
+    }
+    if (h->spare_waiters) {
+        atomic_fetch_add_explicit(&h->spare_seq, 1, memory_order_release);
+        m |= 2;
+    }
+    return m;
+}
+
+static inline void watch_wake(struct vigil__mq_hdr *h, unsigned m)
+{
+    if (m & 1)
+        vigil__futex_wake(&h->state_seq, INT_MAX);
+    if (m & 2)
+        vigil__futex_wake(&h->spare_seq, INT_MAX);
+}
+
+static void notify_deliver(const struct vigil__mq_fire *f, struct vigil__mq_hdr *h);
+
+int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
+                   const struct timespec *abs_rt, int nonblock)
+{
+    struct vigil__mq_hdr *h = q->h;
+    if (prio >= VIGIL__MQ_NPRIO)
+        return -EINVAL;
+    if (len > q->msgsize)
+        return -EMSGSIZE;
+    int r = qlock(q);
+    if (r < 0)
+        return r;
+    for (;;) {
+        uint32_t cur = h->curmsgs;
+        if (cur > q->maxmsg) {
+            r = -EBADMSG;
+            goto out_unlock;
+        }
+        int err = 0;
+        uint32_t ref = 0;
+        if (cur < q->maxmsg) {
+            ref = slot_alloc(q, &err);
+            if (err) {
+                r = err;
+                goto out_unlock;
+            }
+        }
+        if (ref) {
+            struct vigil__mq_slot *s = slot_at(q, ref);
+            memcpy(s->data, msg, len);
+            s->len = (uint32_t)len;
+            s->prio = prio;
+            s->next = 0;
+            struct vigil__mq_rec *w = h->nrec_busy ? waiter_find(q, VIGIL__REC_RECV) : NULL;
+            struct vigil__mq_fire fire = {0};
+            if (w) {
+                /* Pipelined send: the oldest waiting receiver gets the slot. The
+                 * release store is the commit and publishes the slot's bytes to the
+                 * receiver, which reads them without the lock. */
+                w->slot = ref;
+                atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_release);
+            } else {
+                struct vigil__mq_head *hd = &q->heads[prio];
+                uint32_t tail = hd->tail;
+                if (tail) {
+                    if (!ref_ok(q, tail) || tail > h->fresh) {
+                        slot_free(q, ref);
+                        r = -EBADMSG;
+                        goto out_unlock;
+                    }
+                    slot_at(q, tail)->next = ref; /* commit */
+                } else {
+                    hd->head = ref; /* commit */
+                }
+                hd->tail = ref;
+                bit_set(h, prio);
+                h->curmsgs = cur + 1;
+                /* Notification: a message arrives on an empty queue and no receiver
+                 * waits (none did: w == NULL). One-shot: unregister now. */
+                if (cur == 0 && h->notify_pid) {
+                    fire.kind = h->notify_kind;
+                    fire.pid = h->notify_pid;
+                    fire.signo = h->notify_signo;
+                    fire.value = h->notify_value;
+                    h->fired_token = h->notify_token;
+                    h->notify_pid = 0;
+                    if (fire.kind == SIGEV_THREAD)
+                        atomic_fetch_add_explicit(&h->notify_seq, 1, memory_order_release);
+                }
+            }
+            unsigned bumped = watch_bump(h);
+            qunlock(q);
+            if (w)
+                vigil__futex_wake(&w->state, 1);
+            watch_wake(h, bumped);
+            if (fire.kind)
+                notify_deliver(&fire, h);
+            return 0;
+        }
+        /* Full (or every free slot is in a hand-off that is finishing). */
+        if (nonblock) {
+            r = -EAGAIN;
+            goto out_unlock;
+        }
+        if (abs_rt && !ts_valid(abs_rt)) {
+            r = -EINVAL;
+            goto out_unlock;
+        }
+        struct vigil__mq_rec *me = rec_take(q, VIGIL__REC_SEND);
+        if (!me) {
+            /* More blocked threads than records: wait on the shared spare word. */
+            uint32_t seq = atomic_load_explicit(&h->spare_seq, memory_order_relaxed);
+            h->spare_waiters++;
+            qunlock(q);
+            r = wait_word(&h->spare_seq, seq, abs_rt, false);
+            int lr = qlock(q);
+            if (lr < 0)
+                return lr;
+            if (h->spare_waiters)
+                h->spare_waiters--;
+            if (r < 0)
+                goto out_unlock;
+            continue;
+        }
+        qunlock(q);
+        for (;;) {
+            r = wait_word(&me->state, VIGIL__REC_WAITING, abs_rt, true);
+            int lr = qlock(q);
+            if (lr < 0)
+                return lr; /* our record stays; its robust mutex frees it later */
+            if (atomic_load_explicit(&me->state, memory_order_relaxed) != VIGIL__REC_WAITING || r < 0 ||
+                h->curmsgs < q->maxmsg)
+                break;
+            qunlock(q);
+        }
+        rec_release(q, me);
+        if (r < 0 && h->curmsgs >= q->maxmsg)
+            goto out_unlock;
+        /* Room (or a timeout that raced with room: sending is then the right answer). */
+    }
+out_unlock:
+    qunlock(q);
+    return r;
+}
+
+/* ------------------------------------------------------------- receive */
+
+/* Wakes the oldest blocked sender, if any (lock held). Returns it for the wake after
+ * unlock. */
+static struct vigil__mq_rec *room_wake(struct vigil__mq *q)
+{
+    if (!q->h->nrec_busy)
+        return NULL;
+    struct vigil__mq_rec *w = waiter_find(q, VIGIL__REC_SEND);
+    if (w)
+        atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_release);
+    return w;
+}
+
+ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
+                          const struct timespec *abs_rt, int nonblock)
+{
+    struct vigil__mq_hdr *h = q->h;
+    if (len < q->msgsize)
+        return -EMSGSIZE;
+    ssize_t r = qlock(q);
+    if (r < 0)
+        return r;
+    for (;;) {
+        uint32_t cur = h->curmsgs;
+        if (cur > q->maxmsg) {
+            r = -EBADMSG;
+            goto out_unlock;
+        }
+        if (cur) {
+            long p = bit_highest(h);
+            if (p < 0) {
+                r = -EBADMSG;
+                goto out_unlock;
+            }
+            struct vigil__mq_head *hd = &q->heads[p];
+            uint32_t ref = hd->head;
+            if (!ref_ok(q, ref) || ref > h->fresh) {
+                r = -EBADMSG;
+                goto out_unlock;
+            }
+            struct vigil__mq_slot *s = slot_at(q, ref);
+            uint32_t mlen = s->len, next = s->next;
+            if (mlen > q->msgsize || (next && (!ref_ok(q, next) || next > h->fresh))) {
+                r = -EBADMSG;
+                goto out_unlock;
+            }
+            /* Copy first: if we die here the message is still queued. */
+            memcpy(buf, s->data, mlen);
+            hd->head = next; /* commit: the message is ours */
+            if (!next) {
+                hd->tail = 0;
+                bit_clear(h, (uint32_t)p);
+            }
+            h->curmsgs = cur - 1;
+            slot_free(q, ref);
+            struct vigil__mq_rec *w = room_wake(q);
+            unsigned bumped = watch_bump(h);
+            qunlock(q);
+            if (w)
+                vigil__futex_wake(&w->state, 1);
+            watch_wake(h, bumped);
+            if (prio)
+                *prio = (unsigned)p;
+            return mlen;
+        }
+        if (h->nrec_busy) {
+            /* A receiver that died holding a handed-off message left it in its record. */
+            r = reclaim_ready(q);
+            if (r < 0)
+                goto out_unlock;
+            if (h->curmsgs)
+                continue;
+        }
+        if (nonblock) {
+            r = -EAGAIN;
+            goto out_unlock;
+        }
+        if (abs_rt && !ts_valid(abs_rt)) {
+            r = -EINVAL;
+            goto out_unlock;
+        }
+        struct vigil__mq_rec *me = rec_take(q, VIGIL__REC_RECV);
+        if (!me) {
+            uint32_t seq = atomic_load_explicit(&h->spare_seq, memory_order_relaxed);
+            h->spare_waiters++;
+            qunlock(q);
+            r = wait_word(&h->spare_seq, seq, abs_rt, false);
+            int lr = qlock(q);
+            if (lr < 0)
+                return lr;
+            if (h->spare_waiters)
+                h->spare_waiters--;
+            if (r < 0)
+                goto out_unlock;
+            continue;
+        }
+        qunlock(q);
+        int wr;
+        for (;;) {
+            wr = wait_word(&me->state, VIGIL__REC_WAITING, abs_rt, true);
+            if (atomic_load_explicit(&me->state, memory_order_acquire) == VIGIL__REC_READY)
+                break;
+            int lr = qlock(q);
+            if (lr < 0)
+                return lr;
+            if (atomic_load_explicit(&me->state, memory_order_relaxed) == VIGIL__REC_READY) {
+                qunlock(q);
+                break;
+            }
+            if (wr < 0 || h->curmsgs) {
+                /* Timed out, interrupted, or a message queued past us (a slice ended
+                 * after a waker died): give the record back, still locked. */
+                rec_release(q, me);
+                if (wr < 0 && !h->curmsgs) {
+                    r = wr;
+                    goto out_unlock;
+                }
+                goto again;
+            }
+            qunlock(q);
+        }
+        {
+            /* Hand-off: the slot is ours until we free it; copy without the lock. */
+            uint32_t ref = me->slot;
+            if (!ref_ok(q, ref)) {
+                r = -EBADMSG;
+                if (qlock(q) == 0) {
+                    rec_release(q, me);
+                    qunlock(q);
+                }
+                return r;
+            }
+            struct vigil__mq_slot *s = slot_at(q, ref);
+            uint32_t mlen = s->len, mprio = s->prio;
+            if (mlen > q->msgsize) {
+                r = -EBADMSG;
+                if (qlock(q) == 0) {
+                    rec_release(q, me);
+                    qunlock(q);
+                }
+                return r;
+            }
+            memcpy(buf, s->data, mlen);
+            int lr = qlock(q);
+            if (lr < 0)
+                return lr;
+            rec_release(q, me); /* commit: state FREE, the message is delivered */
+            if (ref <= h->fresh)
+                slot_free(q, ref);
+            struct vigil__mq_rec *w = room_wake(q);
+            unsigned bumped = watch_bump(h);
+            qunlock(q);
+            if (w)
+                vigil__futex_wake(&w->state, 1);
+            watch_wake(h, bumped);
+            if (prio)
+                *prio = mprio;
+            return mlen;
+        }
+    again:;
+    }
+out_unlock:
+    qunlock(q);
+    return r;
+}
+
+long vigil__mq_curmsgs(struct vigil__mq *q)
+{
+    /* A racy snapshot, like the kernel's mq_getattr (it may be stale on return). */
+    uint32_t c = __atomic_load_n(&q->h->curmsgs, __ATOMIC_RELAXED);
+    return c > q->maxmsg ? -EBADMSG : (long)c;
+}
+
+/* -------------------------------------------------------------- notify */
+
+static void notify_deliver(const struct vigil__mq_fire *f, struct vigil__mq_hdr *h)
+{
+    if (f->kind == SIGEV_SIGNAL) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        si.si_signo = f->signo;
+        si.si_code = SI_MESGQ;
+        si.si_pid = getpid();
+        si.si_uid = getuid();
+        si.si_value.sival_ptr = (void *)(uintptr_t)f->value;
+        /* EPERM (another user's process) or ESRCH (it died): dropped, as documented. */
+        syscall(SYS_rt_sigqueueinfo, f->pid, f->signo, &si);
+    } else if (f->kind == SIGEV_THREAD) {
+        vigil__futex_wake(&h->notify_seq, INT_MAX);
+    }
+}
+
+int vigil__mq_notify_set(struct vigil__mq *q, int32_t pid, const struct sigevent *sev, uint64_t token)
+{
+    struct vigil__mq_hdr *h = q->h;
+    int r = qlock(q);
+    if (r < 0)
+        return r;
+    int32_t owner = h->notify_pid;
+    if (!sev) {
+        if (owner == pid)
+            h->notify_pid = 0;
+        qunlock(q);
+        return 0;
+    }
+    /* One registration per queue, even for the same process (as the kernel). A
+     * registered process that no longer exists does not hold the queue forever. */
+    if (owner && (owner == pid || !(kill(owner, 0) < 0 && errno == ESRCH))) {
+        qunlock(q);
+        return -EBUSY;
+    }
+    h->notify_pid = pid;
+    h->notify_kind = sev->sigev_notify;
+    h->notify_signo = sev->sigev_signo;
+    h->notify_value = (uint64_t)(uintptr_t)sev->sigev_value.sival_ptr;
+    h->notify_token = token;
+    qunlock(q);
+    return 0;
+}
+
+void vigil__mq_notify_drop(struct vigil__mq *q, int32_t pid)
+{
+    if (qlock(q) < 0)
+        return;
+    if (q->h->notify_pid == pid)
+        q->h->notify_pid = 0;
+    qunlock(q);
+}
+
+/* -------------------------------------------------------------- checker */
+
+int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len)
+{
+#define FAIL(...)                                   \
+    do {                                            \
+        snprintf(why, why_len, __VA_ARGS__);        \
+        r = -EBADMSG;                               \
+        goto out;                                   \
+    } while (0)
+    struct vigil__mq_hdr *h = q->h;
+    int r = qlock(q);
+    if (r < 0) {
+        snprintf(why, why_len, "lock: %d", r);
+        return r;
+    }
+    if (h->fresh > q->maxmsg)
+        FAIL("fresh %u > maxmsg %u", h->fresh, q->maxmsg);
+    uint32_t count = 0, nfree = 0, busy = 0;
+    for (uint32_t p = 0; p < VIGIL__MQ_NPRIO; p++) {
+        struct vigil__mq_head *hd = &q->heads[p];
+        bool bit = (h->lvl[p >> 6] >> (p & 63)) & 1;
+        if (!!hd->head != bit)
+            FAIL("prio %u: head %u, bit %d", p, hd->head, bit);
+        uint32_t ref = hd->head, last = 0, n = 0;
+        while (ref) {
+            if (!ref_ok(q, ref) || ref > h->fresh || ++n > q->maxmsg)
+                FAIL("prio %u: bad ref %u", p, ref);
+            struct vigil__mq_slot *s = slot_at(q, ref);
+            if (s->prio != p || s->len > q->msgsize)
+                FAIL("prio %u: slot %u prio %u len %u", p, ref, s->prio, s->len);
+            last = ref;
+            ref = s->next;
+        }
+        if (hd->tail != last)
+            FAIL("prio %u: tail %u, last %u", p, hd->tail, last);
+        count += n;
+    }
+    for (uint32_t w = 0; w < VIGIL__MQ_NPRIO / 64; w++)
+        if (!!h->lvl[w] != (int)((h->top[w >> 6] >> (w & 63)) & 1))
+            FAIL("bitmap word %u disagrees with the top level", w);
+    if (count != h->curmsgs)
+        FAIL("curmsgs %u, counted %u", h->curmsgs, count);
+    for (uint32_t ref = h->free_head; ref; ref = slot_at(q, ref)->next) {
+        if (!ref_ok(q, ref) || ref > h->fresh || ++nfree > q->maxmsg)
+            FAIL("free list: bad ref %u", ref);
+    }
+    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
+        uint32_t st = atomic_load_explicit(&q->recs[i].state, memory_order_relaxed);
+        if (st != VIGIL__REC_FREE)
+            busy++;
+    }
+    if (busy != h->nrec_busy)
+        FAIL("nrec_busy %u, counted %u", h->nrec_busy, busy);
+    if (busy == 0 && count + nfree != h->fresh)
+        FAIL("slots: %u queued + %u free != %u used", count, nfree, h->fresh);
+out:
+    qunlock(q);
+    return r;
+#undef FAIL
+}

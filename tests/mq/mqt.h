@@ -1,0 +1,77 @@
+/* Helpers for the mq tests: every test makes its queues in a private directory
+ * (mkdtemp, exported as VIGIL_MQ_DIR) and removes it at exit, so parallel runs never
+ * collide and nothing is left in /dev/shm. */
+#ifndef VIGIL_MQT_H
+#define VIGIL_MQT_H
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vigil/mq.h"
+#include "vt.h"
+
+static char mqt_dir[128];
+static pid_t mqt_owner;
+
+static void mqt_cleanup(void)
+{
+    if (getpid() != mqt_owner || !mqt_dir[0])
+        return;
+    DIR *d = opendir(mqt_dir);
+    if (d) {
+        struct dirent *de;
+        char p[512];
+        while ((de = readdir(d))) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                continue;
+            snprintf(p, sizeof p, "%s/%s", mqt_dir, de->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(mqt_dir);
+}
+
+/* Makes the private directory (on tmpfs where there is one) and registers cleanup. */
+static inline void mqt_setup(void)
+{
+    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(mqt_dir, sizeof mqt_dir, "%s/vigil-mqtest-XXXXXX", base);
+    if (!mkdtemp(mqt_dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    mqt_owner = getpid();
+    setenv("VIGIL_MQ_DIR", mqt_dir, 1);
+    atexit(mqt_cleanup);
+}
+
+static inline mqd_t mqt_create(const char *name, long maxmsg, long msgsize)
+{
+    struct mq_attr a = {.mq_maxmsg = maxmsg, .mq_msgsize = msgsize};
+    mqd_t q = vigil_mq_open(name, O_RDWR | O_CREAT | O_EXCL, 0600, &a);
+    if (q == (mqd_t)-1) {
+        fprintf(stderr, "vigil_mq_open(%s, %ld, %ld): %s\n", name, maxmsg, msgsize, strerror(errno));
+        exit(1);
+    }
+    return q;
+}
+
+/* An absolute CLOCK_REALTIME time ns from now. */
+static inline struct timespec mqt_in(long long ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    long long v = (long long)t.tv_sec * 1000000000LL + t.tv_nsec + ns;
+    t.tv_sec = (time_t)(v / 1000000000LL);
+    t.tv_nsec = (long)(v % 1000000000LL);
+    return t;
+}
+
+#endif
