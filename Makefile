@@ -8,6 +8,7 @@ PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc)
 PYTHON  := /usr/bin/python3
 CTEST_ARGS ?=
+CMAKE_ARGS ?=
 
 .PHONY: all lib test lab install clean deps-test deps-lab
 
@@ -20,16 +21,16 @@ deps-lab:
 
 lib: deps-test
 	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=OFF >/dev/null
-	@cmake --build $(BUILD)/rel -j $(JOBS)
+	@cmake --build $(BUILD)/rel -j $(JOBS) -- --no-print-directory
 
 test: deps-test
-	@cmake -S . -B $(BUILD)/test -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE=ON -DVIGIL_WERROR=ON >/dev/null
-	@cmake --build $(BUILD)/test -j $(JOBS)
+	@cmake -S . -B $(BUILD)/test -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE=ON -DVIGIL_WERROR=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD)/test -j $(JOBS) -- --no-print-directory
 	@cd $(BUILD)/test && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 lab: deps-lab
-	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=ON >/dev/null
-	@cmake --build $(BUILD)/rel -j $(JOBS)
+	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD)/rel -j $(JOBS) -- --no-print-directory
 	@$(PYTHON) lab/run.py --bin $(BUILD)/rel/lab --out $(BUILD)/lab $(if $(BENCH),--bench $(BENCH)) $(if $(QUICK),--quick)
 
 install: lib

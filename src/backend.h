@@ -38,12 +38,8 @@ struct vigil__event {
     uint32_t revents; /* VIGIL_READ... */
 };
 
-/* Backend capability flags. */
-#define VIGIL__BK_REFUSES_FILES 0x1u /* the kernel refuses non-pollable files itself */
-
 struct vigil__backend {
     const char *name;
-    uint32_t flags;
     /* Sets up loop->bk. Returns 0 or a negative errno (and may set loop->bk_reason). */
     int (*init)(struct vigil_loop *loop);
     void (*fini)(struct vigil_loop *loop);

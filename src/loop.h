@@ -11,6 +11,7 @@
 #include "vigil.h"
 #include "backend.h"
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@ struct vigil__fd {
     uint8_t reset;     /* all watchers stopped since applied: register afresh */
     int32_t bk;        /* backend-private (poll: index in its pollfd array) */
     int32_t failed;    /* negative errno from applying, pending report; 0 none */
+    int32_t fail_next; /* next fd on loop->fail_head's list, -1 ends it */
     uint32_t bk_gen;   /* backend-private (uring: generation of the armed poll) */
 };
 
@@ -35,6 +37,7 @@ struct vigil__fd {
  * watchers with this state bit: they do not keep vigil_loop_run(DEFAULT) alive. */
 #define VIGIL__IO_ACTIVE 0x1u
 #define VIGIL__IO_INTERNAL 0x2u
+#define VIGIL__IO_FAILING 0x4u  /* being told of a failed registration */
 
 /* Timers: one min-heap per clock, ordered by (deadline, seq). */
 enum { VIGIL__CLK_MONO = 0, VIGIL__CLK_BOOT = 1, VIGIL__CLK_REAL = 2, VIGIL__CLK_N = 3 };
@@ -44,8 +47,9 @@ struct vigil__heap {
     uint32_t n, cap;
 };
 
-/* Lateness window for stats and the precise margin. */
+/* Lateness window for stats; sleep-lateness window the precise margin is learned from. */
 #define VIGIL__LATE_WIN 1024
+#define VIGIL__SLEEP_WIN 64
 
 struct vigil_loop {
     const struct vigil__backend *backend;
@@ -57,7 +61,7 @@ struct vigil_loop {
     int nfds;               /* capacity of fds[] */
     int *dirty;             /* fd numbers with pending changes; capacity nfds */
     int ndirty;
-    int nfailed;            /* slots with a pending failure report */
+    int fail_head;          /* fds with a pending failure report (list via fail_next), -1 */
     vigil_io *iter_next;    /* next watcher of the dispatch walk (stop() advances it) */
 
     struct vigil__event ev[VIGIL__EV_CAP];
@@ -69,9 +73,11 @@ struct vigil_loop {
     uint64_t turns;
     uint64_t waits;
 
-    /* cached clocks: valid while now_turn[c] == turns + 1 */
+    /* cached clocks: now[c] is valid while now_epoch[c] == clock_epoch; the loop bumps
+     * clock_epoch at the start of a turn and after its wait */
     int64_t now[VIGIL__CLK_N];
-    uint64_t now_turn[VIGIL__CLK_N];
+    uint64_t now_epoch[VIGIL__CLK_N];
+    uint64_t clock_epoch;
 
     /* timers */
     struct vigil__heap heap[VIGIL__CLK_N];
@@ -80,11 +86,15 @@ struct vigil_loop {
     int clk_fd[VIGIL__CLK_N];
     int64_t clk_armed[VIGIL__CLK_N]; /* deadline the timerfd is armed for, or -1 */
     bool real_changed;               /* the REALTIME clock was set: recheck */
+    int64_t real_offset_ns;          /* test-only shift of REALTIME (inject_clock_change) */
 
     /* precise mode and stats */
     uint32_t flags;                  /* VIGIL_LOOP_* */
     int64_t precise_budget_ns;
     int64_t precise_margin_ns;
+    int64_t precise_target_ns;       /* MONO instant this turn's wait ends for a precise timer, -1 */
+    int64_t sleep_late[VIGIL__SLEEP_WIN]; /* ring of observed sleep lateness (margin input) */
+    uint32_t nsleep;
     uint64_t precise_spin_ns, precise_wakeups, timer_wakeups, early_wakeups;
     int64_t late[VIGIL__LATE_WIN];   /* ring of recent lateness samples */
     uint32_t nlate;
@@ -100,6 +110,7 @@ struct vigil_loop {
     int sig_fd;
     vigil_io sig_io;
     vigil_signal *sig_head;
+    vigil_signal *sig_iter_next;
     sigset_t sig_mask;
 
     /* timer slack to restore at free (-1: untouched) */
@@ -112,7 +123,14 @@ struct vigil_loop {
 
 /* loop.c */
 int vigil__fd_reserve(vigil_loop *loop, int fd);     /* grow the fd table to hold fd */
+/* A backend could not apply fd's registration: err (negative errno) reaches each of its
+ * watchers once, after the turn, and stops them. Sets slot->applied = 0. */
 void vigil__fd_failed(vigil_loop *loop, int fd, int err);
+/* 0 if fd can be watched like epoll would accept it, -EBADF if closed, -EPERM for a
+ * regular file or directory (epoll refuses them; poll and io_uring would report them
+ * always ready): backends that do not get this from the kernel call it for new
+ * registrations, so every backend gives the same result. One fstat. */
+int vigil__fd_pollable(int fd);
 int vigil__io_start_internal(vigil_loop *loop, vigil_io *w, int fd, uint32_t events, vigil_io_cb cb);
 int64_t vigil__now(vigil_loop *loop, int clk);       /* cached per turn */
 void vigil__now_invalidate(vigil_loop *loop);
@@ -129,6 +147,9 @@ void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w);
 /* Precise mode: after the wait, finish the last stretch to a due precise deadline. */
 void vigil__timers_finish(vigil_loop *loop);
 bool vigil__heap_valid(const struct vigil__heap *h);  /* invariant check for tests */
+/* Test-only: shifts the timers' view of CLOCK_REALTIME by offset_ns and takes the path a
+ * real clock_settime takes (the REALTIME timerfd's ECANCELED): re-read, refire, re-arm. */
+void vigil__timers_inject_clock_change(vigil_loop *loop, int64_t offset_ns);
 
 /* signal.c */
 void vigil__signals_fini(vigil_loop *loop);

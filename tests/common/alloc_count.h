@@ -1,0 +1,40 @@
+/* Counts heap allocations made by this process, for the "steady state allocates
+ * nothing" tests. Under AddressSanitizer the sanitizer owns malloc, so we count through
+ * its allocator hooks; otherwise we interpose malloc/calloc/realloc/free over glibc's.
+ * Include in exactly one translation unit (the test's main file). */
+#ifndef VIGIL_ALLOC_COUNT_H
+#define VIGIL_ALLOC_COUNT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+static atomic_long vt_allocs, vt_frees;
+
+#if defined(__SANITIZE_ADDRESS__)
+/* From the sanitizer runtime (GCC ships no header for it). */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+static void vt_malloc_hook(const volatile void *p, size_t n) { (void)p; (void)n; atomic_fetch_add(&vt_allocs, 1); }
+static void vt_free_hook(const volatile void *p) { if (p) atomic_fetch_add(&vt_frees, 1); }
+static inline void vt_alloc_count_start(void)
+{
+    static int installed;
+    if (!installed)
+        __sanitizer_install_malloc_and_free_hooks(vt_malloc_hook, vt_free_hook);
+    installed = 1;
+}
+#else
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+void *malloc(size_t n) { atomic_fetch_add(&vt_allocs, 1); return __libc_malloc(n); }
+void *calloc(size_t a, size_t b) { atomic_fetch_add(&vt_allocs, 1); return __libc_calloc(a, b); }
+void *realloc(void *p, size_t n) { atomic_fetch_add(&vt_allocs, 1); return __libc_realloc(p, n); }
+void free(void *p) { if (p) atomic_fetch_add(&vt_frees, 1); __libc_free(p); }
+static inline void vt_alloc_count_start(void) {}
+#endif
+
+static inline long vt_alloc_count(void) { return atomic_load(&vt_allocs) + atomic_load(&vt_frees); }
+
+#endif
