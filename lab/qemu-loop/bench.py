@@ -69,7 +69,9 @@ def plan(ctx):
 
 
 def _name(r):
-    return r["system"] + (f" ({r['backend']})" if r.get("backend") else "")
+    if r.get("backend"):
+        return f"{r['system']} ({r['backend']})"
+    return f"{r['system']} {r['case']}" if r["system"] == "kernel" else r["system"]
 
 
 def plot(rows, ax):

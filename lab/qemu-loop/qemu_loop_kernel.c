@@ -1,8 +1,8 @@
 /* qemu-loop, system "kernel": the raw calls a loop would make.
  *   --case ppoll   QEMU's 2015 loop: the pollfd array stays built and the 4 changed
  *                  entries are patched in place (cheaper than QEMU's rebuild each turn),
- *                  one ppoll with a 1 s timeout, then a scan of all n revents.
- *   --case epoll   4 epoll_ctl(EPOLL_CTL_MOD) + one epoll_pwait2 with a 1 s timeout.
+ *                  one ppoll with a timeout, then a scan of all n revents.
+ *   --case epoll   4 epoll_ctl(EPOLL_CTL_MOD) + one epoll_pwait2 with a timeout.
  */
 #include <poll.h>
 #include <sys/epoll.h>
@@ -67,7 +67,7 @@ static int sys_change(struct ql *q, int i)
 
 static int sys_turn(struct ql *q)
 {
-    struct timespec ts = {1, 0};
+    struct timespec ts = {QL_TIMEOUT_S, 0};
     if (!use_epoll) {
         int r = ppoll(pfd, (nfds_t)q->n, &ts, NULL);
         if (r < 0)

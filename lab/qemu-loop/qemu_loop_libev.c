@@ -9,6 +9,12 @@ static struct ev_loop *loop;
 static ev_io w[QL_MAXN];
 static int nw;
 static struct ql *qq;
+static ev_timer timer;
+
+static void on_timer(struct ev_loop *l, ev_timer *t, int revents)
+{
+    (void)l, (void)t, (void)revents;
+}
 
 static void on_io(struct ev_loop *l, ev_io *io, int revents)
 {
@@ -31,6 +37,8 @@ static int sys_init(struct ql *q)
         fprintf(stderr, "ev_loop_new failed\n");
         return 1;
     }
+    ev_timer_init(&timer, on_timer, QL_TIMEOUT_S, 0.);
+    ev_timer_start(loop, &timer);
     for (nw = 0; nw < q->n; nw++) {
         ev_io_init(&w[nw], on_io, q->rfd[nw], EV_READ);
         ev_io_start(loop, &w[nw]);
@@ -58,6 +66,7 @@ static void sys_fini(struct ql *q)
     (void)q;
     for (int i = 0; i < nw; i++)
         ev_io_stop(loop, &w[i]);
+    ev_timer_stop(loop, &timer);
     ev_loop_destroy(loop);
 }
 

@@ -8,6 +8,12 @@
 static struct event_base *base;
 static struct event *rev[QL_MAXN], *wev[QL_MAXN];
 static int ne;
+static struct event *timer;
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what, (void)arg;
+}
 
 static void on_read(evutil_socket_t fd, short what, void *arg)
 {
@@ -31,6 +37,12 @@ static int sys_init(struct ql *q)
     base = event_base_new();
     if (!base) {
         fprintf(stderr, "event_base_new failed\n");
+        return 1;
+    }
+    struct timeval tv = {QL_TIMEOUT_S, 0};
+    timer = evtimer_new(base, on_timer, NULL);
+    if (!timer || evtimer_add(timer, &tv) < 0) {
+        fprintf(stderr, "evtimer failed\n");
         return 1;
     }
     for (ne = 0; ne < q->n; ne++) {
@@ -62,6 +74,8 @@ static void sys_fini(struct ql *q)
         event_free(rev[i]);
         event_free(wev[i]);
     }
+    if (timer)
+        event_free(timer);
     event_base_free(base);
 }
 

@@ -8,6 +8,12 @@
 static uv_loop_t loop;
 static uv_poll_t h[QL_MAXN];
 static int nh;
+static uv_timer_t timer;
+
+static void on_timer(uv_timer_t *t)
+{
+    (void)t;
+}
 
 static void on_poll(uv_poll_t *p, int status, int events)
 {
@@ -29,6 +35,8 @@ static int sys_init(struct ql *q)
         fprintf(stderr, "uv_loop_init: %s\n", uv_strerror(r));
         return 1;
     }
+    uv_timer_init(&loop, &timer);
+    uv_timer_start(&timer, on_timer, QL_TIMEOUT_S * 1000, 0);
     for (nh = 0; nh < q->n; nh++) {
         if ((r = uv_poll_init(&loop, &h[nh], q->rfd[nh])) < 0) {
             fprintf(stderr, "uv_poll_init: %s\n", uv_strerror(r));
@@ -60,6 +68,7 @@ static void sys_fini(struct ql *q)
     (void)q;
     for (int i = 0; i < nh; i++)
         uv_close((uv_handle_t *)&h[i], NULL);
+    uv_close((uv_handle_t *)&timer, NULL);
     uv_run(&loop, UV_RUN_NOWAIT);
     uv_loop_close(&loop);
 }

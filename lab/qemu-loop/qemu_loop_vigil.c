@@ -1,5 +1,6 @@
 /* qemu-loop, system "vigil": one vigil_io per fd; an interest change is vigil_io_modify
- * (recorded, applied with the turn's batch); a turn is vigil_loop_run(VIGIL_RUN_ONCE).
+ * (recorded, applied with the turn's batch); a turn is vigil_loop_run(VIGIL_RUN_ONCE) with
+ * a timer pending (the wait has a timeout, as in QEMU).
  * --backend uring|epoll|poll forces a backend (vigil_loop_options.backend); the record's
  * "backend" is the one the loop reports running. */
 #include <vigil.h>
@@ -12,6 +13,12 @@ static int nw;
 static int want_backend = VIGIL_BACKEND_AUTO;
 static char json[160];
 static struct ql *qq;
+static vigil_timer timer;
+
+static void on_timer(vigil_loop *l, vigil_timer *t)
+{
+    (void)l, (void)t;
+}
 
 static void on_io(vigil_loop *l, vigil_io *io, int revents)
 {
@@ -50,6 +57,11 @@ static int sys_init(struct ql *q)
     }
     snprintf(json, sizeof json, "\"system\":\"vigil\",\"case\":\"vigil_io_modify + vigil_loop_run(ONCE)\",\"backend\":\"%s\"",
              vigil_loop_backend(loop));
+    timer = (vigil_timer){0};
+    if ((r = vigil_timer_start(loop, &timer, CLOCK_MONOTONIC, (int64_t)QL_TIMEOUT_S * 1000000000, 0, 0, on_timer)) < 0) {
+        fprintf(stderr, "vigil_timer_start: %s\n", strerror(-r));
+        return 1;
+    }
     for (nw = 0; nw < q->n; nw++) {
         w[nw] = (vigil_io){.data = (void *)(intptr_t)nw};
         if ((r = vigil_io_start(loop, &w[nw], q->rfd[nw], VIGIL_READ, on_io)) < 0) {
@@ -77,6 +89,8 @@ static void sys_fini(struct ql *q)
     (void)q;
     for (int i = 0; i < nw; i++)
         vigil_io_stop(loop, &w[i]);
+    if (loop)
+        vigil_timer_stop(loop, &timer);
     if (loop)
         vigil_loop_free(loop);
     loop = NULL;

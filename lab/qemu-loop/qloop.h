@@ -8,8 +8,10 @@
  *      between READ and READ|WRITE. A pipe's read end is never writable, so the change
  *      is real work for every system (an epoll_ctl, a pollfd patch, ...) yet never makes
  *      a second fd ready;
- *   3. one loop turn: wait (with a 1 s timeout on systems that take one) and dispatch;
- *      the callback reads the byte.
+ *   3. one loop turn: wait and dispatch; the callback reads the byte. As in QEMU, a
+ *      timer is always pending, so every wait carries a timeout: the raw calls pass
+ *      QL_TIMEOUT_S, the libraries get a timer QL_TIMEOUT_S away (it never fires
+ *      during a run).
  * A sample is the time of 2 + 3, one per turn. The driver checks that exactly one
  * callback ran per turn (a turn that missed its fd would measure nothing).
  *
@@ -32,6 +34,7 @@
 
 #define QL_MAXN 1024
 #define QL_CHANGES 4
+#define QL_TIMEOUT_S 60
 
 struct ql {
     int n;
