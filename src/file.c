@@ -1,0 +1,515 @@
+/* Async file I/O, the front: the API, the request pool, validation, the completion path
+ * shared by the engines, and the doorbell (an eventfd the loop watches).
+ *
+ * THREADS: everything here runs in the loop thread except vigil__file_defer(), which
+ * worker threads call: it pushes on f->done (a lock-free stack: push with CAS from any
+ * thread, the loop takes the whole stack with one exchange) and writes the eventfd when
+ * the stack was empty. The loop reads the eventfd before it takes the stack, so a push
+ * that finds the stack non-empty is always seen by the take that follows.
+ */
+#include "file_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define POOL_BATCH 32 /* requests per refill: one allocation for 32, as the 2011 patch did */
+
+struct pool_chunk {
+    struct pool_chunk *next;
+    vigil_file_req reqs[POOL_BATCH];
+};
+
+static void file_fini(vigil_loop *loop);
+
+/* ------------------------------------------------------------- per-loop state */
+
+static struct vigil__file *file_state(vigil_loop *loop)
+{
+    if (loop->file)
+        return loop->file;
+    struct vigil__file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->bell_fd = -1;
+    atomic_init(&f->done, NULL);
+    loop->file = f;
+    loop->file_fini = file_fini;
+    return f;
+}
+
+static const struct vigil__file_engine *engine_by_kind(int kind)
+{
+    switch (kind) {
+    case VIGIL_FILE_ENGINE_URING: return &vigil__file_engine_uring;
+    case VIGIL_FILE_ENGINE_AIO: return &vigil__file_engine_aio;
+    case VIGIL_FILE_ENGINE_THREADS: return &vigil__file_engine_threads;
+    default: return NULL;
+    }
+}
+
+static int engine_from_env(void)
+{
+    const char *e = getenv("VIGIL_FILE_ENGINE");
+    if (!e || !*e || strcmp(e, "auto") == 0)
+        return VIGIL_FILE_ENGINE_AUTO;
+    if (strcmp(e, "uring") == 0)
+        return VIGIL_FILE_ENGINE_URING;
+    if (strcmp(e, "aio") == 0)
+        return VIGIL_FILE_ENGINE_AIO;
+    if (strcmp(e, "threads") == 0)
+        return VIGIL_FILE_ENGINE_THREADS;
+    return -1;
+}
+
+static int setup(vigil_loop *loop, struct vigil__file *f, int kind, int nthreads)
+{
+    f->nthreads = nthreads > 0 ? nthreads : 4;
+    if (kind == VIGIL_FILE_ENGINE_AUTO) {
+        int env = engine_from_env();
+        if (env < 0) {
+            snprintf(f->reason, sizeof f->reason, "VIGIL_FILE_ENGINE names no engine");
+            return -EINVAL;
+        }
+        kind = env;
+    }
+    if (kind != VIGIL_FILE_ENGINE_AUTO) {
+        const struct vigil__file_engine *e = engine_by_kind(kind);
+        int r = e->init(loop, f);
+        if (r < 0)
+            return r;
+        f->eng = e;
+        return 0;
+    }
+    /* AUTO: the first engine that starts. Each init leaves its refusal in f->reason. */
+    static const int order[] = {VIGIL_FILE_ENGINE_URING, VIGIL_FILE_ENGINE_AIO, VIGIL_FILE_ENGINE_THREADS};
+    char why[sizeof f->reason] = "";
+    int r = -ENOSYS;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const struct vigil__file_engine *e = engine_by_kind(order[i]);
+        f->reason[0] = 0;
+        r = e->init(loop, f);
+        if (r == 0) {
+            f->eng = e;
+            snprintf(f->reason, sizeof f->reason, "%s", why);
+            return 0;
+        }
+        if (!why[0])
+            snprintf(why, sizeof why, "%s", f->reason);
+    }
+    snprintf(f->reason, sizeof f->reason, "%s", why);
+    return r;
+}
+
+/* The loop's file state with an engine, set up with AUTO on first use. */
+static struct vigil__file *file_ready(vigil_loop *loop, int *err)
+{
+    struct vigil__file *f = file_state(loop);
+    if (!f) {
+        *err = -ENOMEM;
+        return NULL;
+    }
+    if (!f->eng) {
+        int r = setup(loop, f, VIGIL_FILE_ENGINE_AUTO, 0);
+        if (r < 0) {
+            *err = r;
+            return NULL;
+        }
+    }
+    return f;
+}
+
+void vigil_file_options_init(struct vigil_file_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->size = sizeof *opt;
+}
+
+int vigil_file_setup(vigil_loop *loop, const struct vigil_file_options *opt)
+{
+    if (!loop)
+        return -EINVAL;
+    int kind = VIGIL_FILE_ENGINE_AUTO, nthreads = 0;
+    if (opt) {
+        if (opt->size < sizeof *opt || opt->flags || opt->threads < 0 || opt->engine < VIGIL_FILE_ENGINE_AUTO ||
+            opt->engine > VIGIL_FILE_ENGINE_THREADS)
+            return -EINVAL;
+        kind = opt->engine;
+        nthreads = opt->threads;
+    }
+    struct vigil__file *f = file_state(loop);
+    if (!f)
+        return -ENOMEM;
+    if (f->eng)
+        return -EBUSY;
+    return setup(loop, f, kind, nthreads);
+}
+
+const char *vigil_file_engine(vigil_loop *loop)
+{
+    int err;
+    struct vigil__file *f = loop ? file_ready(loop, &err) : NULL;
+    return f ? f->eng->name : NULL;
+}
+
+const char *vigil_file_engine_reason(vigil_loop *loop)
+{
+    struct vigil__file *f = loop ? file_state(loop) : NULL;
+    return f ? f->reason : "";
+}
+
+unsigned vigil_file_inflight(vigil_loop *loop)
+{
+    struct vigil__file *f = loop ? loop->file : NULL;
+    return f ? f->inflight : 0;
+}
+
+/* ---------------------------------------------------------------- the pool */
+
+vigil_file_req *vigil_file_req_get(vigil_loop *loop)
+{
+    struct vigil__file *f = loop ? file_state(loop) : NULL;
+    if (!f)
+        return NULL;
+    if (!f->free_list) {
+        /* Refill: one allocation for POOL_BATCH requests, kept until vigil_loop_free. */
+        struct pool_chunk *c = malloc(sizeof *c);
+        if (!c)
+            return NULL;
+        c->next = f->chunks;
+        f->chunks = c;
+        for (int i = POOL_BATCH - 1; i >= 0; i--) {
+            vigil__freq(&c->reqs[i])->next = f->free_list;
+            f->free_list = &c->reqs[i];
+        }
+    }
+    vigil_file_req *r = f->free_list;
+    f->free_list = vigil__freq(r)->next;
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+void vigil_file_req_put(vigil_loop *loop, vigil_file_req *req)
+{
+    struct vigil__file *f = loop ? loop->file : NULL;
+    if (!f || !req || vigil__freq(req)->state != VIGIL__FREQ_IDLE)
+        return; /* in flight: putting it back would hand it out twice */
+    vigil__freq(req)->next = f->free_list;
+    f->free_list = req;
+}
+
+/* ------------------------------------------------------------- submission */
+
+static int check(struct vigil__file *f, vigil_file_req *r)
+{
+    struct vigil__freq *fr = vigil__freq(r);
+    if (fr->state != VIGIL__FREQ_IDLE)
+        return -EBUSY;
+    if (!r->cb || (r->flags & ~(VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF)))
+        return -EINVAL;
+    switch (r->op) {
+    case VIGIL_FILE_READV:
+    case VIGIL_FILE_WRITEV:
+        if (r->len > 1024) /* IOV_MAX */
+            return -EINVAL;
+        /* fall through */
+    case VIGIL_FILE_READ:
+    case VIGIL_FILE_WRITE:
+        /* io_uring would take -1 as "the current file position": refuse it here. */
+        if (r->offset < 0)
+            return -EINVAL;
+        break;
+    case VIGIL_FILE_FSYNC:
+    case VIGIL_FILE_FDATASYNC:
+    case VIGIL_FILE_CLOSE:
+        break;
+    case VIGIL_FILE_OPEN:
+    case VIGIL_FILE_STAT:
+        if (r->flags & VIGIL_FILE_FIXED_FILE)
+            return -EINVAL;
+        break;
+    default:
+        return -EINVAL;
+    }
+    if ((r->flags & VIGIL_FILE_FIXED_BUF) &&
+        (!f->bufs || (r->op != VIGIL_FILE_READ && r->op != VIGIL_FILE_WRITE)))
+        return -EINVAL;
+    if (r->flags & VIGIL_FILE_FIXED_FILE) {
+        if (r->op == VIGIL_FILE_CLOSE)
+            return -EINVAL;
+        if (r->fd < 0 || (unsigned)r->fd >= f->nfixed || f->fixed[r->fd] < 0)
+            return -EBADF;
+        fr->rfd = f->fixed[r->fd];
+    } else {
+        if (r->fd < 0 && r->op != VIGIL_FILE_OPEN && r->op != VIGIL_FILE_STAT)
+            return -EBADF;
+        fr->rfd = r->fd;
+    }
+    return 0;
+}
+
+int vigil_file_submit(vigil_loop *loop, vigil_file_req *const *reqs, int n)
+{
+    if (!loop || !reqs || n < 0)
+        return -EINVAL;
+    if (n == 0)
+        return 0;
+    int err = 0;
+    struct vigil__file *f = file_ready(loop, &err);
+    if (!f)
+        return err;
+    if (f->freeing)
+        return -ECANCELED;
+    int k = 0;
+    for (; k < n; k++) {
+        if (!reqs[k]) {
+            err = -EINVAL;
+            break;
+        }
+        if ((err = check(f, reqs[k])) < 0)
+            break;
+        struct vigil__freq *fr = vigil__freq(reqs[k]);
+        /* Marked at once: the same request twice in one batch is refused as -EBUSY. */
+        fr->state = VIGIL__FREQ_INFLIGHT;
+        fr->route = VIGIL__ROUTE_NONE;
+        fr->cancel = 0;
+        fr->retries = 0;
+        fr->res = 0;
+    }
+    if (k == 0)
+        return err;
+    f->inflight += (unsigned)k;
+    loop->active += (unsigned)k;
+    f->eng->submit(loop, f, reqs, k);
+    return k;
+}
+
+int vigil_file_start(vigil_loop *loop, vigil_file_req *req)
+{
+    int r = vigil_file_submit(loop, &req, 1);
+    return r < 0 ? r : 0;
+}
+
+int vigil_file_cancel(vigil_loop *loop, vigil_file_req *req)
+{
+    struct vigil__file *f = loop ? loop->file : NULL;
+    if (!f || !req)
+        return -EINVAL;
+    struct vigil__freq *fr = vigil__freq(req);
+    if (fr->state != VIGIL__FREQ_INFLIGHT || !f->eng)
+        return -ENOENT;
+    if (fr->cancel)
+        return 0;
+    return f->eng->cancel(loop, f, req);
+}
+
+/* ------------------------------------------------------------- registration */
+
+int vigil_file_register_files(vigil_loop *loop, const int *fds, unsigned n)
+{
+    if (!loop || !fds || n == 0 || n > 65536)
+        return -EINVAL;
+    int err = 0;
+    struct vigil__file *f = file_ready(loop, &err);
+    if (!f)
+        return err;
+    if (f->fixed)
+        return -EBUSY;
+    int *t = malloc(n * sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    memcpy(t, fds, n * sizeof *t);
+    if (f->eng == &vigil__file_engine_uring) {
+        int r = vigil__file_uring_register_files(loop, fds, n);
+        if (r < 0) {
+            free(t);
+            return r;
+        }
+    }
+    f->fixed = t;
+    f->nfixed = n;
+    return 0;
+}
+
+int vigil_file_unregister_files(vigil_loop *loop)
+{
+    struct vigil__file *f = loop ? loop->file : NULL;
+    if (!f || !f->fixed)
+        return -ENXIO;
+    if (f->eng == &vigil__file_engine_uring) {
+        int r = vigil__file_uring_unregister_files(loop);
+        if (r < 0)
+            return r;
+    }
+    free(f->fixed);
+    f->fixed = NULL;
+    f->nfixed = 0;
+    return 0;
+}
+
+int vigil_file_register_buffers(vigil_loop *loop, const struct iovec *iov, unsigned n)
+{
+    if (!loop || !iov || n == 0 || n > 16384)
+        return -EINVAL;
+    int err = 0;
+    struct vigil__file *f = file_ready(loop, &err);
+    if (!f)
+        return err;
+    if (f->bufs)
+        return -EBUSY;
+    if (f->eng == &vigil__file_engine_uring) {
+        int r = vigil__file_uring_register_buffers(loop, iov, n);
+        if (r < 0)
+            return r;
+    }
+    f->bufs = true;
+    return 0;
+}
+
+int vigil_file_unregister_buffers(vigil_loop *loop)
+{
+    struct vigil__file *f = loop ? loop->file : NULL;
+    if (!f || !f->bufs)
+        return -ENXIO;
+    if (f->eng == &vigil__file_engine_uring) {
+        int r = vigil__file_uring_unregister_buffers(loop);
+        if (r < 0)
+            return r;
+    }
+    f->bufs = false;
+    return 0;
+}
+
+/* ------------------------------------------------------------- completion */
+
+void vigil__file_complete(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req, int64_t res)
+{
+    struct vigil__freq *fr = vigil__freq(req);
+    fr->state = VIGIL__FREQ_IDLE;
+    fr->route = VIGIL__ROUTE_NONE;
+    f->inflight--;
+    loop->active--;
+    req->result = res;
+    /* Counted as a callback: vigil_loop_free from inside it is refused (-EBUSY). */
+    loop->in_callback++;
+    req->cb(loop, req, res);
+    loop->in_callback--;
+}
+
+void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res)
+{
+    struct vigil__freq *fr = vigil__freq(req);
+    fr->res = res;
+    vigil_file_req *old = atomic_load_explicit(&f->done, memory_order_relaxed);
+    do {
+        fr->next = old;
+        /* Release: the result, and whatever a worker wrote into the caller's buffer,
+         * are visible to the loop thread once it takes the stack (acquire). */
+    } while (!atomic_compare_exchange_weak_explicit(&f->done, &old, req, memory_order_release,
+                                                    memory_order_relaxed));
+    if (old == NULL) {
+        /* The stack was empty: the loop may be asleep, ring. A non-empty stack means a
+         * ring is already pending that the loop has not consumed (it reads the eventfd
+         * before it takes the stack). */
+        uint64_t one = 1;
+        while (write(f->bell_fd, &one, sizeof one) < 0 && errno == EINTR) {
+        }
+    }
+}
+
+int vigil__file_drain_done(vigil_loop *loop, struct vigil__file *f)
+{
+    /* Acquire: pairs with the release in vigil__file_defer (results and buffers). */
+    vigil_file_req *s = atomic_exchange_explicit(&f->done, NULL, memory_order_acquire);
+    if (!s)
+        return 0;
+    /* The stack is newest first: reverse it so callbacks run in completion order. */
+    vigil_file_req *fifo = NULL;
+    while (s) {
+        vigil_file_req *next = vigil__freq(s)->next;
+        vigil__freq(s)->next = fifo;
+        fifo = s;
+        s = next;
+    }
+    int n = 0;
+    while (fifo) {
+        vigil_file_req *r = fifo;
+        fifo = vigil__freq(r)->next;
+        vigil__file_complete(loop, f, r, vigil__freq(r)->res);
+        n++;
+    }
+    return n;
+}
+
+static void bell_cb(vigil_loop *loop, vigil_io *w, int revents)
+{
+    struct vigil__file *f = w->data;
+    uint64_t v;
+    /* Read first, then take the stack: see the THREADS note at the top. */
+    while (read(f->bell_fd, &v, sizeof v) < 0 && errno == EINTR) {
+    }
+    if (f->eng && f->eng->reap)
+        f->eng->reap(loop, f);
+    vigil__file_drain_done(loop, f);
+}
+
+int vigil__file_bell_init(vigil_loop *loop, struct vigil__file *f)
+{
+    if (f->bell_fd >= 0)
+        return 0;
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    f->bell_io.data = f;
+    int r = vigil__io_start_internal(loop, &f->bell_io, fd, VIGIL_READ, bell_cb);
+    if (r < 0) {
+        close(fd);
+        return r;
+    }
+    f->bell_fd = fd;
+    return 0;
+}
+
+void vigil__file_bell_wait(struct vigil__file *f)
+{
+    struct pollfd p = {.fd = f->bell_fd, .events = POLLIN};
+    while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    uint64_t v;
+    while (read(f->bell_fd, &v, sizeof v) < 0 && errno == EINTR) {
+    }
+}
+
+/* Called by vigil_loop_free: every request in flight is cancelled or finished, and its
+ * callback runs (a callback may put its request back; starting one fails with
+ * -ECANCELED); then the pool's memory goes. */
+static void file_fini(vigil_loop *loop)
+{
+    struct vigil__file *f = loop->file;
+    if (!f)
+        return;
+    f->freeing = true;
+    if (f->eng)
+        f->eng->fini(loop, f);
+    if (f->thr)
+        vigil__fthr_fini(f);
+    if (f->bell_fd >= 0) {
+        vigil__file_drain_done(loop, f);
+        vigil_io_stop(loop, &f->bell_io);
+        close(f->bell_fd);
+    }
+    struct pool_chunk *c = f->chunks;
+    while (c) {
+        struct pool_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    free(f->fixed);
+    free(f);
+    loop->file = NULL;
+    loop->file_fini = NULL;
+}

@@ -1,0 +1,144 @@
+/* File I/O internals shared by the front (file.c: API, pool, completions, doorbell) and
+ * the engines (file_uring.c, file_aio.c, file_threads.c). Not installed.
+ *
+ * A request's life: vigil_file_submit validates it (state IDLE -> INFLIGHT, counted in
+ * f->inflight and loop->active), hands it to the engine, and the engine reports its end
+ * with vigil__file_complete() in the loop thread, which runs the user's callback.
+ * Ends found outside the loop thread (a worker finished a pread) or at a moment when a
+ * callback must not run (submission, cancellation) go through vigil__file_defer(): the
+ * request is pushed on the done stack and the doorbell eventfd, which the loop watches,
+ * is rung; the loop pops the stack and completes them. Linux AIO rings the same eventfd
+ * (IOCB_FLAG_RESFD), so AIO, the thread pool and deferrals share one wake-up source.
+ */
+#ifndef VIGIL_FILE_INT_H
+#define VIGIL_FILE_INT_H
+
+#include "loop.h"
+#include "uring.h"
+
+#include <linux/aio_abi.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { VIGIL__FREQ_IDLE = 0, VIGIL__FREQ_INFLIGHT = 1 };
+
+/* Where a request is (engine-private meaning, kept here so cancellation can read it). */
+enum {
+    VIGIL__ROUTE_NONE = 0,
+    VIGIL__ROUTE_URING,     /* in the ring or the kernel */
+    VIGIL__ROUTE_AIO,       /* submitted with io_submit */
+    VIGIL__ROUTE_BACKLOG,   /* waiting for an AIO slot (the context was full) */
+    VIGIL__ROUTE_QUEUED,    /* in the thread pool's queue, not taken yet */
+    VIGIL__ROUTE_WORKER,    /* a worker thread performs it */
+    VIGIL__ROUTE_DONE,      /* on the done stack, result in res */
+};
+
+/* The private part of a request, overlaid on vigil_file_req.priv_. */
+struct vigil__freq {
+    struct vigil__uring_op uop; /* io_uring completion hook */
+    vigil_file_req *next;       /* link: pool free list, thread queue, done stack, backlog */
+    int32_t rfd;                /* the real fd (a fixed index translated) */
+    uint8_t state;              /* VIGIL__FREQ_* */
+    uint8_t route;              /* VIGIL__ROUTE_* */
+    uint8_t cancel;             /* vigil_file_cancel asked */
+    uint8_t retries;            /* EAGAIN/EINTR retries so far */
+    int64_t res;                /* result carried from where it ended to the loop */
+    struct iocb iocb;           /* Linux AIO control block: must outlive the request */
+};
+
+_Static_assert(sizeof(struct vigil__freq) <= sizeof(((vigil_file_req *)0)->priv_),
+               "vigil_file_req.priv_ too small");
+
+static inline struct vigil__freq *vigil__freq(vigil_file_req *r)
+{
+    return (struct vigil__freq *)(void *)r->priv_;
+}
+static inline vigil_file_req *vigil__freq_req(struct vigil__freq *p)
+{
+    return (vigil_file_req *)(void *)((char *)p - offsetof(vigil_file_req, priv_));
+}
+
+/* Retries of EAGAIN/EINTR before the error is reported (a non-blocking pipe would
+ * otherwise spin the loop for ever). */
+#define VIGIL__FILE_RETRIES 64
+/* The kernel's MAX_RW_COUNT: a longer read or write is short anyway. */
+#define VIGIL__FILE_MAX_RW 0x7ffff000u
+
+struct vigil__file;
+
+struct vigil__file_engine {
+    const char *name;
+    int (*init)(vigil_loop *loop, struct vigil__file *f);
+    /* Completes every request in flight (callbacks run), then releases. */
+    void (*fini)(vigil_loop *loop, struct vigil__file *f);
+    /* Takes n validated requests (state INFLIGHT already); never refuses one: an error
+     * the engine finds is the request's result, delivered later. */
+    void (*submit)(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n);
+    int (*cancel)(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req);
+    /* Doorbell rang: reap what the engine finished (AIO); may be NULL. */
+    void (*reap)(vigil_loop *loop, struct vigil__file *f);
+};
+
+extern const struct vigil__file_engine vigil__file_engine_uring;
+extern const struct vigil__file_engine vigil__file_engine_aio;
+extern const struct vigil__file_engine vigil__file_engine_threads;
+
+/* The thread pool: the threads engine, and AIO's fallback for what AIO cannot do. */
+struct vigil__fthr;
+
+struct vigil__file {
+    const struct vigil__file_engine *eng;
+    void *es;                  /* engine state */
+    unsigned inflight;         /* requests between submit and callback */
+    bool freeing;              /* vigil_loop_free is draining: refuse new requests */
+    int nthreads;              /* thread pool size asked */
+    char reason[96];
+
+    /* the pool: free list of idle requests, and the chunks they live in */
+    vigil_file_req *free_list;
+    void *chunks;
+
+    /* registered files (index -> fd) and whether buffers are registered */
+    int *fixed;
+    unsigned nfixed;
+    bool bufs;
+
+    /* the doorbell: an eventfd the loop watches, rung by workers, by AIO completions
+     * and by deferrals; and the done stack it announces (pushed from any thread) */
+    int bell_fd;
+    vigil_io bell_io;
+    _Atomic(vigil_file_req *) done;
+
+    struct vigil__fthr *thr;   /* NULL until first needed */
+    void *aio;                 /* AIO state when the engine is aio */
+};
+
+/* file.c */
+/* Ends a request in the loop thread: runs its callback (retries are the caller's). */
+void vigil__file_complete(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req, int64_t res);
+/* Ends a request later, from any thread: done stack + doorbell. */
+void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res);
+/* Sets up the doorbell (idempotent). */
+int vigil__file_bell_init(vigil_loop *loop, struct vigil__file *f);
+/* Completes everything on the done stack (loop thread). Returns how many. */
+int vigil__file_drain_done(vigil_loop *loop, struct vigil__file *f);
+/* Blocks until the doorbell rings (used while draining at vigil_loop_free). */
+void vigil__file_bell_wait(struct vigil__file *f);
+
+/* file_uring.c: registration on the loop's ring */
+int vigil__file_uring_register_files(vigil_loop *loop, const int *fds, unsigned n);
+int vigil__file_uring_unregister_files(vigil_loop *loop);
+int vigil__file_uring_register_buffers(vigil_loop *loop, const struct iovec *iov, unsigned n);
+int vigil__file_uring_unregister_buffers(vigil_loop *loop);
+
+/* file_threads.c */
+int vigil__fthr_init(struct vigil__file *f, int nthreads);
+void vigil__fthr_submit(struct vigil__file *f, vigil_file_req *const *reqs, int n);
+int vigil__fthr_cancel(struct vigil__file *f, vigil_file_req *req);
+/* Refuses queued requests with -ECANCELED, waits for the workers, joins them. */
+void vigil__fthr_fini(struct vigil__file *f);
+/* Performs one request synchronously (what a worker does); returns the result. */
+int64_t vigil__file_perform(vigil_file_req *req);
+
+#endif

@@ -1,0 +1,278 @@
+/* Async file I/O, the thread pool: the "threads" engine, and the Linux AIO engine's
+ * fallback for what AIO cannot do asynchronously (buffered I/O that would block, open,
+ * close, stat).
+ *
+ * LOCKING: t->mu guards the queue (head/tail), each queued request's route
+ * (QUEUED -> WORKER), nidle and stop. A worker takes one request under the lock,
+ * performs it unlocked, and hands it back through vigil__file_defer() (lock-free done
+ * stack + doorbell eventfd, see file.c). The loop thread enqueues a whole batch under
+ * one lock acquisition and wakes at most as many idle workers as it queued; busy
+ * workers find the new requests without being woken.
+ *
+ * Workers block every signal: a signal meant for the loop's signalfd (or for the
+ * program's own threads) must never be delivered to a worker.
+ */
+#include "file_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+struct vigil__fthr {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    vigil_file_req *head, *tail; /* FIFO of requests not taken yet */
+    int nidle;                   /* workers waiting on cv */
+    bool stop;
+    int want;                    /* pool size */
+    int started;                 /* threads created */
+    int running;                 /* threads that reached their loop */
+    struct vigil__file *f;
+    pthread_t tid[];
+};
+
+int64_t vigil__file_perform(vigil_file_req *req)
+{
+    struct vigil__freq *fr = vigil__freq(req);
+    int fd = fr->rfd;
+    size_t len = req->len > VIGIL__FILE_MAX_RW ? VIGIL__FILE_MAX_RW : (size_t)req->len;
+    for (int tries = 0;; tries++) {
+        int64_t r;
+        switch (req->op) {
+        case VIGIL_FILE_READ: r = pread(fd, req->buf, len, req->offset); break;
+        case VIGIL_FILE_WRITE: r = pwrite(fd, req->buf, len, req->offset); break;
+        case VIGIL_FILE_READV: r = preadv(fd, req->iov, (int)req->len, req->offset); break;
+        case VIGIL_FILE_WRITEV: r = pwritev(fd, req->iov, (int)req->len, req->offset); break;
+        case VIGIL_FILE_FSYNC: r = fsync(fd); break;
+        case VIGIL_FILE_FDATASYNC: r = fdatasync(fd); break;
+        case VIGIL_FILE_OPEN: r = openat(fd, req->path, req->arg, (mode_t)req->mode); break;
+        case VIGIL_FILE_CLOSE:
+            /* Never retried: Linux has released the fd even when close says EINTR. */
+            return close(fd) < 0 ? -errno : 0;
+        case VIGIL_FILE_STAT: r = statx(fd, req->path, req->arg, req->mode, req->stx); break;
+        default: return -EINVAL;
+        }
+        if (r >= 0)
+            return r;
+        int e = errno;
+        if (e == ESPIPE && req->offset == 0 && req->op <= VIGIL_FILE_WRITEV) {
+            /* A pipe or socket has no offset: read or write it as io_uring and AIO do. */
+            switch (req->op) {
+            case VIGIL_FILE_READ: r = read(fd, req->buf, len); break;
+            case VIGIL_FILE_WRITE: r = write(fd, req->buf, len); break;
+            case VIGIL_FILE_READV: r = readv(fd, req->iov, (int)req->len); break;
+            default: r = writev(fd, req->iov, (int)req->len); break;
+            }
+            if (r >= 0)
+                return r;
+            e = errno;
+        }
+        if ((e != EINTR && e != EAGAIN) || tries >= VIGIL__FILE_RETRIES)
+            return -e;
+        if (e == EAGAIN) {
+            /* Transient (a non-blocking file, a full queue): let the kernel breathe. */
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+static void *worker(void *arg)
+{
+    struct vigil__fthr *t = arg;
+    pthread_mutex_lock(&t->mu);
+    t->running++;
+    pthread_cond_broadcast(&t->cv); /* start_threads waits for the whole pool */
+    for (;;) {
+        while (!t->head && !t->stop) {
+            t->nidle++;
+            pthread_cond_wait(&t->cv, &t->mu);
+            t->nidle--;
+        }
+        vigil_file_req *req = t->head;
+        if (!req)
+            break; /* stopping, and nothing left */
+        struct vigil__freq *fr = vigil__freq(req);
+        t->head = fr->next;
+        if (!t->head)
+            t->tail = NULL;
+        fr->route = VIGIL__ROUTE_WORKER; /* under mu: cancel reads it under mu */
+        pthread_mutex_unlock(&t->mu);
+        int64_t res = vigil__file_perform(req);
+        vigil__file_defer(t->f, req, res);
+        pthread_mutex_lock(&t->mu);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+int vigil__fthr_init(struct vigil__file *f, int nthreads)
+{
+    if (f->thr)
+        return 0;
+    if (nthreads <= 0)
+        nthreads = 4;
+    struct vigil__fthr *t = calloc(1, sizeof *t + (size_t)nthreads * sizeof(pthread_t));
+    if (!t)
+        return -ENOMEM;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    t->want = nthreads;
+    t->f = f;
+    f->thr = t;
+    return 0;
+}
+
+/* Threads start with the first request, not at set-up: a loop that never does buffered
+ * file I/O on AIO never has them. Returns how many run. */
+static int start_threads(struct vigil__fthr *t)
+{
+    if (t->started == t->want)
+        return t->started;
+    sigset_t all, old;
+    sigfillset(&all);
+    /* Blocked in the creating thread for the moment of pthread_create: the new thread
+     * inherits the mask, so no signal can reach it before it runs. */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int n = t->started;
+    while (n < t->want && pthread_create(&t->tid[n], NULL, worker, t) == 0)
+        n++;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    t->started = n; /* loop thread only; workers count themselves in running */
+    if (n > 0)
+        t->want = n; /* short of threads: run with those, do not retry per submit */
+    /* Wait until every worker runs: a thread's start-up (its stack, its TLS, a
+     * sanitizer's bookkeeping) then never lands in the steady state. */
+    pthread_mutex_lock(&t->mu);
+    while (t->running < t->started)
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    return t->started;
+}
+
+void vigil__fthr_submit(struct vigil__file *f, vigil_file_req *const *reqs, int n)
+{
+    struct vigil__fthr *t = f->thr;
+    if (start_threads(t) == 0) {
+        for (int i = 0; i < n; i++) {
+            vigil__freq(reqs[i])->route = VIGIL__ROUTE_DONE;
+            vigil__file_defer(f, reqs[i], -EAGAIN); /* as pthread_create said */
+        }
+        return;
+    }
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < n; i++) {
+        struct vigil__freq *fr = vigil__freq(reqs[i]);
+        fr->route = VIGIL__ROUTE_QUEUED;
+        fr->next = NULL;
+        if (t->tail)
+            vigil__freq(t->tail)->next = reqs[i];
+        else
+            t->head = reqs[i];
+        t->tail = reqs[i];
+    }
+    int wake = t->nidle < n ? t->nidle : n;
+    pthread_mutex_unlock(&t->mu);
+    if (wake == 1)
+        pthread_cond_signal(&t->cv);
+    else if (wake > 1)
+        pthread_cond_broadcast(&t->cv);
+}
+
+int vigil__fthr_cancel(struct vigil__file *f, vigil_file_req *req)
+{
+    struct vigil__fthr *t = f->thr;
+    struct vigil__freq *fr = vigil__freq(req);
+    bool found = false;
+    pthread_mutex_lock(&t->mu);
+    if (fr->route == VIGIL__ROUTE_QUEUED) {
+        vigil_file_req *prev = NULL;
+        for (vigil_file_req *r = t->head; r; prev = r, r = vigil__freq(r)->next) {
+            if (r != req)
+                continue;
+            if (prev)
+                vigil__freq(prev)->next = fr->next;
+            else
+                t->head = fr->next;
+            if (t->tail == req)
+                t->tail = prev;
+            fr->route = VIGIL__ROUTE_DONE;
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&t->mu);
+    fr->cancel = 1;
+    if (found)
+        vigil__file_defer(f, req, -ECANCELED);
+    /* else a worker performs it: it completes with its result */
+    return 0;
+}
+
+void vigil__fthr_fini(struct vigil__file *f)
+{
+    struct vigil__fthr *t = f->thr;
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->mu);
+    vigil_file_req *q = t->head;
+    t->head = t->tail = NULL;
+    t->stop = true;
+    pthread_mutex_unlock(&t->mu);
+    pthread_cond_broadcast(&t->cv);
+    while (q) {
+        vigil_file_req *next = vigil__freq(q)->next;
+        vigil__freq(q)->route = VIGIL__ROUTE_DONE;
+        vigil__file_defer(f, q, -ECANCELED);
+        q = next;
+    }
+    /* Requests a worker already performs finish (a regular file's I/O always does). */
+    for (int i = 0; i < t->started; i++)
+        pthread_join(t->tid[i], NULL);
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
+    free(t);
+    f->thr = NULL;
+}
+
+/* ------------------------------------------------- the "threads" engine */
+
+static int thr_engine_init(vigil_loop *loop, struct vigil__file *f)
+{
+    int r = vigil__file_bell_init(loop, f);
+    if (r < 0)
+        return r;
+    return vigil__fthr_init(f, f->nthreads);
+}
+
+static void thr_engine_fini(vigil_loop *loop, struct vigil__file *f)
+{
+    (void)loop;
+    (void)f; /* file.c finishes the pool after the engine */
+}
+
+static void thr_engine_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
+{
+    (void)loop;
+    vigil__fthr_submit(f, reqs, n);
+}
+
+static int thr_engine_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req)
+{
+    (void)loop;
+    return vigil__fthr_cancel(f, req);
+}
+
+const struct vigil__file_engine vigil__file_engine_threads = {
+    .name = "threads",
+    .init = thr_engine_init,
+    .fini = thr_engine_fini,
+    .submit = thr_engine_submit,
+    .cancel = thr_engine_cancel,
+    .reap = NULL,
+};
