@@ -231,6 +231,7 @@ VIGIL_EXPORT int vigil_signal_stop(vigil_loop *loop, vigil_signal *w);
 
 /* ----------------------------------------------- more watchers, by feature */
 /* VIGIL_MORE_HEADERS: each feature adds one line below. */
+#include "vigil/file.h"
 
 #ifdef __cplusplus
 }
