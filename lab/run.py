@@ -317,6 +317,8 @@ def run_step(step, bin_dir, quick, log):
         recs.append(rec)
     err_tail = [l for l in p.stderr.strip().splitlines() if l.strip()]
     last = err_tail[-1].strip() if err_tail else ""
+    if last.lower().startswith("skip:"):
+        last = last[5:].strip()
     if p.returncode == SKIP_EXIT:
         return "skip", recs, last or "exit 77"
     if p.returncode != 0:

@@ -45,9 +45,11 @@ def plot(rows, ax):
               "libevent": "#d62728"}
     y = range(len(rows))
     vals = [float(r["value"]) for r in rows]
-    err = [max(0.0, float(r.get("p99", r["value"])) - float(r["value"])) for r in rows]
-    ax.barh(list(y), vals, xerr=[[0] * len(rows), err], color=[colors.get(r["system"], "#9467bd") for r in rows],
-            capsize=3)
+    p99 = [float(r.get("p99", r["value"])) for r in rows]
+    right = 1.3 * max(vals)  # p99s of a noisy machine would squash the medians
+    ax.barh(list(y), vals, color=[colors.get(r["system"], "#9467bd") for r in rows])
+    ax.plot([min(p, right) for p in p99], list(y), "k|", ms=12, label="p99 (at the edge: off scale)")
+    ax.set_xlim(0, right)
     ax.set_yticks(list(y))
     ax.set_yticklabels([label(r) for r in rows])
     ax.invert_yaxis()
@@ -57,5 +59,5 @@ def plot(rows, ax):
         ax.axvline(1.10 * ep[0], ls="--", color="#1f77b4", lw=1, label="1.10x epoll_wait (epoll target)")
         ax.axvline(0.2 * ep[0], ls=":", color="#1f77b4", lw=1, label="0.2x epoll_wait (uring target)")
         ax.legend(loc="upper right", fontsize=8)
-    for i, (v, e) in enumerate(zip(vals, err)):
-        ax.text(v + e, i, f"  {v:.0f}", va="center", fontsize=8)
+    for i, (v, p) in enumerate(zip(vals, p99)):
+        ax.text(v, i, f" {v:.0f} (p99 {p:,.0f})", va="center", fontsize=8)
