@@ -1,28 +1,546 @@
-/* Timers: placeholder so the tree links while the timer module is written. */
+/* Timers: one min-heap per clock, a timerfd for BOOTTIME and REALTIME, precise mode.
+ *
+ * Heaps. Each clock (MONOTONIC, BOOTTIME, REALTIME) has a binary min-heap of the started
+ * timers, ordered by (deadline, seq): seq is the start order, so equal deadlines fire in
+ * start order. The node is the caller's vigil_timer (heap_index says where it sits), so
+ * start/stop/fire allocate nothing and cost O(log n); the array of pointers doubles only
+ * when the count reaches a new high, and is never shrunk.
+ *
+ * How a deadline wakes the loop. MONOTONIC deadlines become the turn's wait timeout (the
+ * backend sleeps on CLOCK_MONOTONIC with ns resolution). BOOTTIME and REALTIME cannot: a
+ * relative timeout does not count suspend, nor follow a wall-clock change. Each of them
+ * has a timerfd on its own clock, armed TFD_TIMER_ABSTIME at the heap's earliest deadline,
+ * and re-armed only when that earliest deadline changed since the last turn (one
+ * timerfd_settime for any number of starts and stops in a turn). The REALTIME one also
+ * carries TFD_TIMER_CANCEL_ON_SET: when anyone sets the clock, in either direction, its
+ * read fails with ECANCELED; the loop then re-reads the clock, fires what became due and
+ * re-arms (clock_was_set()). A test drives the same path with
+ * vigil__timers_inject_clock_change(), which also shifts this module's view of REALTIME
+ * so that no test ever sets the machine's clock.
+ *
+ * Never early. A timer fires only when a clock read taken after the wait (the loop
+ * refreshes its cached clocks after every wait) is at or past its deadline. A kernel
+ * wait that returns a little before the deadline as this clock sees it (rounding, a
+ * timeout converted between clocks) just fires nothing: the next turn waits again for
+ * the rest. Timers started by a callback during a firing pass wait for the next pass
+ * (their seq is past the pass's limit), so a callback that re-arms itself at "now"
+ * cannot starve the loop.
+ *
+ * Precise mode (VIGIL_TIMER_PRECISE, or VIGIL_LOOP_PRECISE for every timer). The wait
+ * ends margin ns before the deadline; vigil__timers_finish() then spins on the vDSO
+ * clock (clock_gettime, ~25 ns a read, no system call) until the deadline, and the
+ * final firing pass of the turn runs the callback. Why a spin and not zero-timeout
+ * backend polls: one poll costs a system call (0.5-2 us here, more in a VM), which is
+ * larger than the error precise mode promises, and the call itself may be preempted.
+ * The price is that an fd event arriving during the spin waits for the next turn: at
+ * most the margin, itself at most precise_budget_ns. The margin is learned: after each
+ * timed sleep the loop records how late the kernel woke it (sleep lateness), and the
+ * margin is a high percentile of the recent samples plus a small guard, clamped to
+ * [MARGIN_MIN_NS, precise_budget_ns], so a quiet machine spins a few us per wake-up and
+ * a noisy one spins more, never past the budget.
+ */
 #include "loop.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
-int vigil__timers_init(vigil_loop *loop) { (void)loop; return 0; }
-void vigil__timers_fini(vigil_loop *loop) { (void)loop; }
-int vigil__timers_run(vigil_loop *loop) { (void)loop; return 0; }
-void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w) { (void)loop; w->timeout_ns = -1; w->deadline_ns = 0; }
-void vigil__timers_finish(vigil_loop *loop) { (void)loop; }
-bool vigil__heap_valid(const struct vigil__heap *h) { (void)h; return true; }
+#define TIMER_ACTIVE 0x1u
+
+#define BUDGET_DEFAULT_NS 200000 /* CPU per precise wake-up, when the user sets none */
+#define MARGIN_INIT_NS 50000     /* before any sleep was observed */
+#define MARGIN_MIN_NS 2000
+#define MARGIN_GUARD_NS 3000     /* added to the observed percentile */
+#define SLEEP_RANK (VIGIL__SLEEP_WIN - 2) /* 2nd largest of the window: about p98 */
+#define SLEEP_EVERY 8            /* recompute the margin every 8 samples */
+
+/* ------------------------------------------------------------ arithmetic */
+
+static int64_t add_clamp(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+/* ------------------------------------------------------------------ heap */
+
+static inline bool before(const vigil_timer *a, const vigil_timer *b)
+{
+    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
+}
+
+static void sift_up(struct vigil__heap *h, uint32_t i)
+{
+    vigil_timer *t = h->a[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!before(t, h->a[p]))
+            break;
+        h->a[i] = h->a[p];
+        h->a[i]->heap_index = i;
+        i = p;
+    }
+    h->a[i] = t;
+    t->heap_index = i;
+}
+
+static void sift_down(struct vigil__heap *h, uint32_t i)
+{
+    vigil_timer *t = h->a[i];
+    for (;;) {
+        uint32_t l = 2 * i + 1;
+        if (l >= h->n || l < i) /* l < i: wrapped, cannot happen below 2^31 timers */
+            break;
+        uint32_t m = l;
+        if (l + 1 < h->n && before(h->a[l + 1], h->a[l]))
+            m = l + 1;
+        if (!before(h->a[m], t))
+            break;
+        h->a[i] = h->a[m];
+        h->a[i]->heap_index = i;
+        i = m;
+    }
+    h->a[i] = t;
+    t->heap_index = i;
+}
+
+/* Grows only at a new high-water mark: the steady state never gets here. */
+static int heap_reserve(struct vigil__heap *h)
+{
+    if (h->n < h->cap)
+        return 0;
+    if (h->cap >= UINT32_MAX / 4)
+        return -ENOMEM;
+    uint32_t cap = h->cap ? h->cap * 2 : 64;
+    vigil_timer **a = realloc(h->a, (size_t)cap * sizeof *a);
+    if (!a)
+        return -ENOMEM;
+    h->a = a;
+    h->cap = cap;
+    return 0;
+}
+
+static void heap_push(struct vigil__heap *h, vigil_timer *t)
+{
+    h->a[h->n] = t;
+    h->n++;
+    sift_up(h, h->n - 1);
+}
+
+static void heap_remove(struct vigil__heap *h, vigil_timer *t)
+{
+    uint32_t i = t->heap_index;
+    vigil_timer *last = h->a[--h->n];
+    if (i < h->n) {
+        h->a[i] = last;
+        last->heap_index = i;
+        if (i > 0 && before(last, h->a[(i - 1) / 2]))
+            sift_up(h, i);
+        else
+            sift_down(h, i);
+    }
+}
+
+bool vigil__heap_valid(const struct vigil__heap *h)
+{
+    if (h->n > h->cap)
+        return false;
+    for (uint32_t i = 0; i < h->n; i++) {
+        const vigil_timer *t = h->a[i];
+        if (!t || t->heap_index != i || !(t->state & TIMER_ACTIVE))
+            return false;
+        if (i > 0 && before(t, h->a[(i - 1) / 2]))
+            return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- clocks */
+
+/* The clock as the timers see it: the loop's per-turn cache, plus the test-only
+ * REALTIME offset (0 unless a test injected a clock change). */
+static int64_t clk_now(vigil_loop *loop, int c)
+{
+    int64_t t = vigil__now(loop, c);
+    return c == VIGIL__CLK_REAL ? t + loop->real_offset_ns : t;
+}
+
+/* A fresh read, bypassing the cache (vDSO, no system call). */
+static int64_t clk_read(vigil_loop *loop, int c)
+{
+    struct timespec ts;
+    clock_gettime(vigil__clk_id[c], &ts);
+    int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return c == VIGIL__CLK_REAL ? t + loop->real_offset_ns : t;
+}
+
+static bool is_precise(const vigil_loop *loop, const vigil_timer *t)
+{
+    return (t->flags & VIGIL_TIMER_PRECISE) || (loop->flags & VIGIL_LOOP_PRECISE);
+}
+
+/* The REALTIME clock was set (timerfd read ECANCELED, or a test's injection): cached
+ * clock values are stale and the timerfd must be re-armed against the new clock. The
+ * firing pass that follows the dispatch re-reads the clock and fires what became due;
+ * timers now further away than before simply wait longer. */
+static void clock_was_set(vigil_loop *loop)
+{
+    loop->real_changed = true;
+    loop->clk_armed[VIGIL__CLK_REAL] = -1;
+    vigil__now_invalidate(loop);
+}
+
+void vigil__timers_inject_clock_change(vigil_loop *loop, int64_t offset_ns)
+{
+    loop->real_offset_ns = add_clamp(loop->real_offset_ns, offset_ns);
+    clock_was_set(loop);
+}
+
+static void clk_ready(vigil_loop *loop, vigil_io *w, int revents)
+{
+    int c = (int)(w - loop->clk_io);
+    if (revents < 0) {
+        /* The backend refused the timerfd (should not happen): timers on this clock
+         * fall back to a MONOTONIC wait (see vigil__timers_wait). */
+        close(loop->clk_fd[c]);
+        loop->clk_fd[c] = -1;
+        loop->clk_armed[c] = -1;
+        return;
+    }
+    uint64_t expirations;
+    /* Non-blocking: EAGAIN when a stale expiry was already consumed. The count itself
+     * does not matter: the firing pass after dispatch compares deadlines with the clock. */
+    if (read(loop->clk_fd[c], &expirations, sizeof expirations) < 0 && errno == ECANCELED)
+        clock_was_set(loop);
+    /* The timerfd fired at the armed deadline: whatever the heap holds now needs a
+     * new arming, even if its top has the same deadline (a restarted timer). */
+    loop->clk_armed[c] = -1;
+}
+
+static int clk_open(vigil_loop *loop, int c)
+{
+    int fd = timerfd_create(vigil__clk_id[c], TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    memset(&loop->clk_io[c], 0, sizeof loop->clk_io[c]);
+    int r = vigil__io_start_internal(loop, &loop->clk_io[c], fd, VIGIL_READ, clk_ready);
+    if (r < 0) {
+        close(fd);
+        return r;
+    }
+    loop->clk_fd[c] = fd;
+    loop->clk_armed[c] = -1;
+    return 0;
+}
+
+/* Arms clock c's timerfd at its heap's earliest deadline if that changed since the last
+ * arming. An emptied heap leaves the timerfd armed: at worst one spurious wake-up,
+ * cheaper than a disarming system call on every last stop. */
+static void clk_arm(vigil_loop *loop, int c)
+{
+    struct vigil__heap *h = &loop->heap[c];
+    if (h->n == 0)
+        return;
+    int64_t d = h->a[0]->deadline_ns;
+    if (d == loop->clk_armed[c] || d == INT64_MAX)
+        return;
+    int64_t k = c == VIGIL__CLK_REAL ? add_clamp(d, -loop->real_offset_ns) : d;
+    if (k < 1)
+        k = 1; /* a deadline in the past: expire at once (0 would disarm) */
+    struct itimerspec its = {{0, 0}, {(time_t)(k / 1000000000), (long)(k % 1000000000)}};
+    int fl = TFD_TIMER_ABSTIME | (c == VIGIL__CLK_REAL ? TFD_TIMER_CANCEL_ON_SET : 0);
+    if (timerfd_settime(loop->clk_fd[c], fl, &its, NULL) == 0)
+        loop->clk_armed[c] = d;
+    else
+        loop->clk_armed[c] = -1; /* retried next turn */
+}
+
+/* ---------------------------------------------------------- module hooks */
+
+int vigil__timers_init(vigil_loop *loop)
+{
+    for (int c = 0; c < VIGIL__CLK_N; c++) {
+        memset(&loop->heap[c], 0, sizeof loop->heap[c]);
+        loop->clk_fd[c] = -1;
+        loop->clk_armed[c] = -1;
+    }
+    loop->timer_seq = 0;
+    loop->real_changed = false;
+    loop->real_offset_ns = 0;
+    if (loop->precise_budget_ns <= 0)
+        loop->precise_budget_ns = BUDGET_DEFAULT_NS;
+    loop->precise_margin_ns = MARGIN_INIT_NS < loop->precise_budget_ns ? MARGIN_INIT_NS : loop->precise_budget_ns;
+    loop->precise_target_ns = -1;
+    loop->precise_spin_ns = loop->precise_wakeups = loop->timer_wakeups = loop->early_wakeups = 0;
+    loop->nlate = loop->nsleep = 0;
+    return 0;
+}
+
+void vigil__timers_fini(vigil_loop *loop)
+{
+    for (int c = 0; c < VIGIL__CLK_N; c++) {
+        if (loop->clk_fd[c] >= 0) {
+            vigil_io_stop(loop, &loop->clk_io[c]);
+            close(loop->clk_fd[c]);
+            loop->clk_fd[c] = -1;
+        }
+        free(loop->heap[c].a);
+        memset(&loop->heap[c], 0, sizeof loop->heap[c]);
+    }
+}
+
+/* ---------------------------------------------------------------- API */
 
 int vigil_timer_start(vigil_loop *loop, vigil_timer *t, clockid_t clock, int64_t when_ns, int64_t interval_ns,
                       uint32_t flags, vigil_timer_cb cb)
 {
-    (void)loop; (void)t; (void)clock; (void)when_ns; (void)interval_ns; (void)flags; (void)cb;
-    return -ENOSYS;
+    if (!loop || !t || !cb || interval_ns < 0 || (flags & ~(VIGIL_TIMER_ABS | VIGIL_TIMER_PRECISE)))
+        return -EINVAL;
+    int c = vigil__clk_index(clock);
+    if (c < 0)
+        return -EINVAL;
+    if (t->state & TIMER_ACTIVE)
+        return -EBUSY;
+    struct vigil__heap *h = &loop->heap[c];
+    int r = heap_reserve(h);
+    if (r < 0)
+        return r;
+    if (c != VIGIL__CLK_MONO && loop->clk_fd[c] < 0 && (r = clk_open(loop, c)) < 0)
+        return r;
+    /* A relative timer counts from a fresh clock read, not the turn's cached now: a
+     * callback that ran for a while and then asks for "in 1 ms" must not fire early. */
+    t->deadline_ns = (flags & VIGIL_TIMER_ABS) ? when_ns : add_clamp(clk_read(loop, c), when_ns);
+    t->interval_ns = interval_ns;
+    t->cb = cb;
+    t->clock = c;
+    t->flags = flags;
+    t->seq = loop->timer_seq++;
+    t->state = TIMER_ACTIVE;
+    heap_push(h, t);
+    loop->active++;
+    return 0;
 }
-int vigil_timer_stop(vigil_loop *loop, vigil_timer *t) { (void)loop; (void)t; return 0; }
-int vigil_timer_active(const vigil_timer *t) { return t->state != 0; }
+
+int vigil_timer_stop(vigil_loop *loop, vigil_timer *t)
+{
+    if (!loop || !t)
+        return -EINVAL;
+    if (!(t->state & TIMER_ACTIVE))
+        return 0;
+    if (t->clock < 0 || t->clock >= VIGIL__CLK_N)
+        return -EINVAL;
+    heap_remove(&loop->heap[t->clock], t);
+    t->state = 0;
+    loop->active--;
+    return 0;
+}
+
+int vigil_timer_active(const vigil_timer *t)
+{
+    return t && (t->state & TIMER_ACTIVE) ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- a turn */
+
+/* The next deadline of a repeating timer that fired at now: one interval later, or,
+ * after a stall, the first multiple of the interval past now (keeps the phase; never a
+ * burst of catch-up callbacks). */
+static int64_t next_deadline(int64_t deadline, int64_t interval, int64_t now)
+{
+    int64_t next = add_clamp(deadline, interval);
+    if (next > now || next == INT64_MAX)
+        return next;
+    int64_t behind, k, step;
+    if (__builtin_sub_overflow(now, deadline, &behind) || __builtin_mul_overflow(behind / interval + 1, interval, &step))
+        return add_clamp(now, interval);
+    k = add_clamp(deadline, step);
+    return k > now ? k : add_clamp(now, interval);
+}
+
+static void record_late(vigil_loop *loop, int64_t late_ns)
+{
+    loop->late[loop->nlate % VIGIL__LATE_WIN] = late_ns;
+    loop->nlate++;
+    loop->timer_wakeups++;
+}
+
+int vigil__timers_run(vigil_loop *loop)
+{
+    int fired = 0;
+    if (loop->real_changed) {
+        loop->real_changed = false;
+        vigil__now_invalidate(loop);
+    }
+    for (int c = 0; c < VIGIL__CLK_N; c++) {
+        struct vigil__heap *h = &loop->heap[c];
+        if (h->n == 0)
+            continue;
+        int64_t now = clk_now(loop, c);
+        uint64_t limit = loop->timer_seq; /* timers started from here on wait for the next pass */
+        while (h->n > 0) {
+            vigil_timer *t = h->a[0];
+            if (t->deadline_ns > now || t->seq >= limit)
+                break;
+            if (t->interval_ns > 0) {
+                int64_t d = t->deadline_ns;
+                t->deadline_ns = next_deadline(d, t->interval_ns, now);
+                t->seq = loop->timer_seq++;
+                sift_down(h, 0);
+                record_late(loop, now - d);
+            } else {
+                heap_remove(h, t);
+                t->state = 0;
+                loop->active--;
+                record_late(loop, now - t->deadline_ns);
+            }
+            if (is_precise(loop, t))
+                loop->precise_wakeups++;
+            loop->in_callback++;
+            t->cb(loop, t);
+            loop->in_callback--;
+            fired++;
+        }
+    }
+    return fired;
+}
+
+void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w)
+{
+    w->timeout_ns = -1;
+    w->deadline_ns = 0;
+    loop->precise_target_ns = -1;
+    int64_t best = INT64_MAX; /* relative ns until the wait must end */
+    bool best_precise = false;
+    for (int c = 0; c < VIGIL__CLK_N; c++) {
+        struct vigil__heap *h = &loop->heap[c];
+        if (h->n == 0)
+            continue;
+        bool by_fd = c != VIGIL__CLK_MONO && loop->clk_fd[c] >= 0;
+        if (by_fd)
+            clk_arm(loop, c);
+        const vigil_timer *t = h->a[0];
+        if (t->deadline_ns == INT64_MAX)
+            continue; /* 292 years away: no timeout at all */
+        bool precise = is_precise(loop, t);
+        if (by_fd && !precise)
+            continue; /* its timerfd wakes the loop */
+        int64_t now = clk_now(loop, c);
+        int64_t rem = t->deadline_ns > now ? t->deadline_ns - now : 0;
+        if (precise)
+            rem = rem > loop->precise_margin_ns ? rem - loop->precise_margin_ns : 0;
+        if (rem < best) {
+            best = rem;
+            best_precise = precise;
+        }
+    }
+    if (best == INT64_MAX)
+        return;
+    w->timeout_ns = best;
+    if (best > 0) {
+        /* One more (cached) read when only other clocks asked: the backend wants an
+         * absolute MONOTONIC instant too. */
+        w->deadline_ns = add_clamp(clk_now(loop, VIGIL__CLK_MONO), best);
+        if (best_precise)
+            loop->precise_target_ns = w->deadline_ns;
+    }
+}
+
+/* Learns the margin from one observed sleep lateness (how long after the asked
+ * instant the kernel let the thread run again). */
+static void learn_margin(vigil_loop *loop, int64_t late_ns)
+{
+    loop->sleep_late[loop->nsleep % VIGIL__SLEEP_WIN] = late_ns;
+    loop->nsleep++;
+    if (loop->nsleep % SLEEP_EVERY != 0)
+        return;
+    uint32_t n = loop->nsleep < VIGIL__SLEEP_WIN ? loop->nsleep : VIGIL__SLEEP_WIN;
+    int64_t v[VIGIL__SLEEP_WIN];
+    memcpy(v, loop->sleep_late, n * sizeof v[0]);
+    /* insertion sort of at most 64 values, every 8 wake-ups: ~1 us amortized to ~0.1 us */
+    for (uint32_t i = 1; i < n; i++) {
+        int64_t x = v[i];
+        uint32_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+    uint32_t rank = n * SLEEP_RANK / VIGIL__SLEEP_WIN;
+    int64_t m = add_clamp(v[rank < n ? rank : n - 1], MARGIN_GUARD_NS);
+    if (m < MARGIN_MIN_NS)
+        m = MARGIN_MIN_NS;
+    if (m > loop->precise_budget_ns)
+        m = loop->precise_budget_ns;
+    loop->precise_margin_ns = m;
+}
+
+void vigil__timers_finish(vigil_loop *loop)
+{
+    if (loop->precise_target_ns > 0) {
+        /* the wait aimed at precise_target_ns: if it ended at or after it, it timed out
+         * (or an fd woke it about then): that is a sample of sleep lateness */
+        int64_t now = clk_now(loop, VIGIL__CLK_MONO);
+        if (now >= loop->precise_target_ns)
+            learn_margin(loop, now - loop->precise_target_ns);
+        loop->precise_target_ns = -1;
+    }
+    bool spun = false;
+    for (int c = 0; c < VIGIL__CLK_N; c++) {
+        struct vigil__heap *h = &loop->heap[c];
+        if (h->n == 0 || !is_precise(loop, h->a[0]))
+            continue;
+        int64_t d = h->a[0]->deadline_ns;
+        int64_t now = spun ? clk_read(loop, c) : clk_now(loop, c);
+        if (d <= now || d - now > loop->precise_margin_ns)
+            continue;
+        /* Spin on the vDSO clock. A clock that goes backwards (REALTIME set) ends the
+         * spin: the timer then waits like any other. */
+        int64_t start = now, prev = now;
+        for (;;) {
+            int64_t x = clk_read(loop, c);
+            if (x >= d || x < prev)
+                break;
+            prev = x;
+            __builtin_ia32_pause();
+        }
+        loop->precise_spin_ns += (uint64_t)(prev - start);
+        spun = true;
+    }
+    if (spun)
+        vigil__now_invalidate(loop); /* the firing pass must see the time after the spin */
+}
+
+/* ---------------------------------------------------------------- stats */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 int vigil_loop_stats(vigil_loop *loop, struct vigil_loop_stats *out)
 {
+    if (!loop || !out)
+        return -EINVAL;
     memset(out, 0, sizeof *out);
     out->turns = loop->turns;
     out->waits = loop->waits;
+    out->timer_wakeups = loop->timer_wakeups;
+    out->precise_margin_ns = loop->precise_margin_ns;
+    out->precise_spin_ns = loop->precise_spin_ns;
+    out->precise_wakeups = loop->precise_wakeups;
+    out->early_wakeups = loop->early_wakeups;
+    uint32_t n = loop->nlate < VIGIL__LATE_WIN ? loop->nlate : VIGIL__LATE_WIN;
+    if (n > 0) {
+        int64_t v[VIGIL__LATE_WIN];
+        memcpy(v, loop->late, n * sizeof v[0]);
+        qsort(v, n, sizeof v[0], cmp_i64);
+        out->late_p50_ns = v[n / 2];
+        out->late_p99_ns = v[(n - 1) * 99 / 100];
+        out->late_max_ns = v[n - 1];
+    }
     return 0;
 }

@@ -1,0 +1,41 @@
+/* Deadlines past INT64_MAX clamp to INT64_MAX instead of wrapping into the past: such a
+ * timer stays armed and never fires; a repeating timer whose next deadline would
+ * overflow clamps too. A loop whose only timer is that far away still runs NOWAIT. */
+#include "tt.h"
+
+#include "loop.h" /* the private deadline field, to check the clamp itself */
+
+static int fired;
+static void cb(vigil_loop *loop, vigil_timer *t) { (void)loop; (void)t; fired++; }
+
+int main(void)
+{
+    vigil_loop *loop = vt_loop();
+    static const clockid_t clocks[3] = {CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME};
+    vigil_timer rel[3], absmax[3], rep[3];
+    memset(rel, 0, sizeof rel);
+    memset(absmax, 0, sizeof absmax);
+    memset(rep, 0, sizeof rep);
+    for (int c = 0; c < 3; c++) {
+        CHECK_EQ(vigil_timer_start(loop, &rel[c], clocks[c], INT64_MAX, 0, 0, cb), 0);
+        CHECK_EQ(rel[c].deadline_ns, INT64_MAX);
+        CHECK_EQ(vigil_timer_start(loop, &absmax[c], clocks[c], INT64_MAX, 0, VIGIL_TIMER_ABS, cb), 0);
+        /* due at once (absolute 1 ns), then INT64_MAX later: clamps */
+        CHECK_EQ(vigil_timer_start(loop, &rep[c], clocks[c], 1, INT64_MAX, VIGIL_TIMER_ABS, cb), 0);
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 1);
+    CHECK_EQ(fired, 3); /* the three repeating ones, once each */
+    for (int c = 0; c < 3; c++) {
+        CHECK(vigil_timer_active(&rel[c]));
+        CHECK(vigil_timer_active(&rep[c]));
+        CHECK_EQ(rep[c].deadline_ns, INT64_MAX);
+        CHECK_EQ(vigil_timer_stop(loop, &rel[c]), 0);
+        CHECK_EQ(vigil_timer_stop(loop, &absmax[c]), 0);
+        CHECK_EQ(vigil_timer_stop(loop, &rep[c]), 0);
+    }
+    /* Nothing active any more: DEFAULT returns at once. */
+    CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_DEFAULT), 0);
+    CHECK_EQ(vigil_loop_free(loop), 0);
+    return 0;
+}
