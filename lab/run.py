@@ -246,13 +246,17 @@ class Progress:
         self.tty = sys.stderr.isatty()
         self.open = False
 
-    def left(self):
-        el = time.monotonic() - self.t0
+    def left(self, in_step=0.0):
+        el = time.monotonic() - self.t0 - in_step
         scale = min(4.0, max(0.5, el / self.done_est)) if self.done_est > 5 else 1.0
-        return (self.total_est - self.done_est) * scale
+        return max(0.0, (self.total_est - self.done_est) * scale - in_step)
 
-    def show(self, text):
-        line = f"{text}  (~{hms(self.left())} left)"
+    def show(self, text, in_step=0.0):
+        """in_step: seconds the current step has run (the line ticks on a terminal)."""
+        if in_step and not self.tty:
+            return
+        self.text = text
+        line = f"{text}  (~{hms(self.left(in_step))} left)"
         if self.tty:
             cols = shutil.get_terminal_size((120, 20)).columns
             sys.stderr.write("\r\033[K" + line[:cols - 1])
@@ -275,7 +279,7 @@ def resolve(cmd0, bin_dir):
     return cmd0 if os.path.isabs(cmd0) else os.path.join(bin_dir, cmd0)
 
 
-def run_step(step, bin_dir, quick, log):
+def run_step(step, bin_dir, quick, log, tick=None):
     """Runs one step. Returns (status, records, note) with status pass|skip|fail."""
     cmd = [str(c) for c in step["cmd"]]
     exe = resolve(cmd[0], bin_dir)
@@ -291,18 +295,33 @@ def run_step(step, bin_dir, quick, log):
     log.write(f"\n$ {' '.join(cmd)}  env={step.get('env') or {}}\n")
     log.flush()
     try:
-        p = subprocess.run([exe] + cmd[1:], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        log.write((e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or ""))
-        return "fail", [], f"timed out after {timeout:.0f}s"
+        p = subprocess.Popen([exe] + cmd[1:], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
     except OSError as e:
         return "fail", [], f"cannot run: {e}"
-    log.write(p.stdout)
-    log.write(p.stderr)
+    t0 = time.monotonic()
+    while True:
+        try:
+            # the status line ticks while a long step runs
+            out, err = p.communicate(timeout=1.0)
+            break
+        except subprocess.TimeoutExpired:
+            if tick:
+                tick(time.monotonic() - t0)
+            if time.monotonic() - t0 > timeout:
+                p.kill()
+                out, err = p.communicate()
+                log.write(out + err)
+                return "fail", [], f"timed out after {timeout:.0f}s"
+        except BaseException:  # Ctrl-C: never leave a benchmark running behind us
+            p.kill()
+            p.wait()
+            raise
+    log.write(out)
+    log.write(err)
     log.flush()
     recs, bad = [], 0
-    for line in p.stdout.splitlines():
+    for line in out.splitlines():
         line = line.strip()
         if not line.startswith("{"):
             continue
@@ -311,11 +330,11 @@ def run_step(step, bin_dir, quick, log):
         except ValueError:
             bad += 1
             continue
-        if not isinstance(rec, dict) or not all(k in rec for k in ("bench", "system", "metric", "value")):
+        if not isinstance(rec, dict) or not all(k in rec for k in ("system", "metric", "value")):
             bad += 1
             continue
         recs.append(rec)
-    err_tail = [l for l in p.stderr.strip().splitlines() if l.strip()]
+    err_tail = [ln for ln in err.strip().splitlines() if ln.strip()]
     last = err_tail[-1].strip() if err_tail else ""
     if last.lower().startswith("skip:"):
         last = last[5:].strip()
@@ -383,47 +402,67 @@ def main(argv):
              f"{len(plans)} benchmark(s), ~{hms(total_est)} estimated{' (quick)' if a.quick else ''}")
     status = {"meta": meta, "quick": a.quick, "benchmarks": []}
     failed = 0
-    for bi, (folder, mod, tmp, steps) in enumerate(plans, 1):
-        bstat = {"name": mod.NAME, "folder": folder, "steps": []}
-        status["benchmarks"].append(bstat)
-        if steps is None:
-            bstat["steps"].append({"label": "plan()", "status": "fail", "note": "plan() raised"})
-            failed += 1
-            continue
-        t_b = time.monotonic()
-        raw, said = [], set()
-        for si, step in enumerate(steps, 1):
-            label = step.get("label") or " ".join(map(str, step["cmd"]))
-            prog.show(f"[{bi}/{len(plans)} {mod.NAME}] step {si}/{len(steps)}: {label}")
-            t0 = time.monotonic()
-            st, recs, note = run_step(step, bin_dir, a.quick, log)
-            dt = time.monotonic() - t0
-            prog.done_est += float(step.get("est_s", 5))
-            for r in recs:
-                r.setdefault("bench", mod.NAME)
-            raw.extend(recs)
-            bstat["steps"].append({"label": label, "status": st, "note": note, "seconds": round(dt, 2),
-                                   "records": len(recs)})
-            key = (str(step["cmd"][0]), st, note)
-            if st == "skip" and key in said:
-                pass  # the same program skipped for the same reason in an earlier round
-            elif st == "skip":
-                said.add(key)
-                prog.say(f"[{bi}/{len(plans)} {mod.NAME}] {label}: skipped: {note}")
-            elif st == "fail":
-                failed += 1
-                prog.say(f"[{bi}/{len(plans)} {mod.NAME}] {label}: FAILED: {note} (see {log.name})")
+    raw = []
+
+    def flush_bench(mod, tmp):
+        """Pools the benchmark's records, writes them, prints its table."""
         rows = pool(raw)
         for r in rows:
             r.update(meta)
             results.write(json.dumps(r) + "\n")
         results.flush()
-        bstat["seconds"] = round(time.monotonic() - t_b, 1)
+        raw.clear()
         shutil.rmtree(tmp, ignore_errors=True)
-        lines = text_tables(mod.NAME, getattr(mod, "TITLE", ""), [r for r in rows if r.get("bench") == mod.NAME],
-                            getattr(mod, "PARAMS", PARAM_KEYS))
-        prog.say("")  # clears the status line
-        print("\n".join(lines), flush=True)
+        return rows
+
+    interrupted, cur = False, None
+    try:
+        for bi, (folder, mod, tmp, steps) in enumerate(plans, 1):
+            bstat = {"name": mod.NAME, "folder": folder, "steps": []}
+            status["benchmarks"].append(bstat)
+            if steps is None:
+                bstat["steps"].append({"label": "plan()", "status": "fail", "note": "plan() raised"})
+                failed += 1
+                continue
+            t_b = time.monotonic()
+            said = set()
+            cur = (mod, tmp)
+            for si, step in enumerate(steps, 1):
+                label = step.get("label") or " ".join(map(str, step["cmd"]))
+                prog.show(f"[{bi}/{len(plans)} {mod.NAME}] step {si}/{len(steps)}: {label}")
+                t0 = time.monotonic()
+                st, recs, note = run_step(step, bin_dir, a.quick, log,
+                                          tick=lambda el: prog.show(prog.text, el))
+                dt = time.monotonic() - t0
+                prog.done_est += float(step.get("est_s", 5))
+                for r in recs:
+                    r.setdefault("bench", mod.NAME)
+                raw.extend(recs)
+                bstat["steps"].append({"label": label, "status": st, "note": note, "seconds": round(dt, 2),
+                                       "records": len(recs)})
+                key = (str(step["cmd"][0]), st, note)
+                if st == "skip" and key in said:
+                    pass  # the same program skipped for the same reason in an earlier round
+                elif st == "skip":
+                    said.add(key)
+                    prog.say(f"[{bi}/{len(plans)} {mod.NAME}] {label}: skipped: {note}")
+                elif st == "fail":
+                    failed += 1
+                    prog.say(f"[{bi}/{len(plans)} {mod.NAME}] {label}: FAILED: {note} (see {log.name})")
+            cur = None
+            rows = flush_bench(mod, tmp)
+            bstat["seconds"] = round(time.monotonic() - t_b, 1)
+            lines = text_tables(mod.NAME, getattr(mod, "TITLE", ""), [r for r in rows if r.get("bench") == mod.NAME],
+                                getattr(mod, "PARAMS", PARAM_KEYS))
+            prog.say("")  # clears the status line
+            print("\n".join(lines), flush=True)
+    except KeyboardInterrupt:
+        # keep what was measured: the records so far, and which steps ran
+        interrupted = True
+        if cur:
+            flush_bench(*cur)
+        prog.say("lab: interrupted")
+        status["interrupted"] = True
     results.close()
     log.close()
     shutil.rmtree(os.path.join(out, "tmp"), ignore_errors=True)
@@ -434,6 +473,8 @@ def main(argv):
     el = time.monotonic() - prog.t0
     print(f"lab: {hms(el)}; records in {results_path}" + (f"; {failed} step(s) FAILED" if failed else ""),
           file=sys.stderr)
+    if interrupted:
+        return 130
     if not a.no_report:
         r = subprocess.run([sys.executable, os.path.join(LAB, "report.py"), "--out", out])
         if r.returncode != 0:
