@@ -355,6 +355,7 @@ def main(argv):
     ap.add_argument("--bench", help="only these benchmarks (comma-separated names)")
     ap.add_argument("--quick", action="store_true", help="about a second per case (QUICK=1)")
     ap.add_argument("--no-report", action="store_true", help="do not call report.py")
+    ap.add_argument("--dry-run", action="store_true", help="list the steps and their estimated time, run nothing")
     a = ap.parse_args(argv)
 
     names = [n for n in (a.bench or "").split(",") if n]
@@ -393,6 +394,16 @@ def main(argv):
             steps = None
         plans.append((folder, mod, tmp, steps))
     total_est = sum(float(s.get("est_s", 5)) for *_, st in plans for s in (st or []))
+    if a.dry_run:
+        for folder, mod, tmp, steps in plans:
+            shutil.rmtree(tmp, ignore_errors=True)
+            est = sum(float(s.get("est_s", 5)) for s in steps or [])
+            print(f"{mod.NAME}: {len(steps or [])} steps, ~{hms(est)}")
+            for s in steps or []:
+                print(f"   {float(s.get('est_s', 5)):6.2f}s  {s.get('label', '')}: {' '.join(map(str, s['cmd']))}")
+        print(f"total ~{hms(total_est)}")
+        shutil.rmtree(os.path.join(out, "tmp"), ignore_errors=True)
+        return 0
 
     results_path = os.path.join(out, "results.jsonl")
     results = open(results_path, "w")  # replaced: one file never mixes runs
