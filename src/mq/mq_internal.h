@@ -110,8 +110,8 @@ struct vigil__mq {
 
 /* What a send owes after it unlocked: a notification to deliver. */
 struct vigil__mq_fire {
-    int kind;                /* 0: nothing, else SIGEV_* */
-    int32_t pid;
+    int kind;                /* SIGEV_* */
+    int32_t pid;             /* 0: nothing to deliver */
     int32_t signo;
     uint64_t value;
 };
@@ -141,6 +141,10 @@ void vigil__mq_notify_drop(struct vigil__mq *q, int32_t pid);
 /* Invariant check, for tests: takes the lock, walks every list, compares counts, bitmap
  * and free list. 0 or -EBADMSG (with what failed written to why). */
 int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len);
+
+/* The queue behind an open descriptor (posix.c), NULL if none: for the mq watcher and
+ * tests. */
+struct vigil__mq *vigil__mq_get(mqd_t d);
 
 /* Shared futex helpers (process-shared: the words live in shared memory). */
 int vigil__futex_wait_rt(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt);

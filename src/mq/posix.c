@@ -58,6 +58,12 @@ static struct mqd_ent *ent_get(mqd_t d)
     return atomic_load_explicit(&e->used, memory_order_acquire) ? e : NULL;
 }
 
+struct vigil__mq *vigil__mq_get(mqd_t d)
+{
+    struct mqd_ent *e = ent_get(d);
+    return e ? &e->q : NULL;
+}
+
 /* Turns a queue name into the path of its file. */
 static int name_path(const char *name, char *path, size_t len)
 {

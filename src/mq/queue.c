@@ -658,7 +658,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
             if (w)
                 vigil__futex_wake(&w->state, 1);
             watch_wake(h, bumped);
-            if (fire.kind)
+            if (fire.pid) /* SIGEV_SIGNAL is 0: the pid says whether one fired */
                 notify_deliver(&fire, h);
             return 0;
         }

@@ -1,0 +1,47 @@
+/* No notification when a receiver is blocked on the queue: the message goes to that
+ * receiver (the kernel's rule, and vigil's pipelined send). */
+#include "mqt.h"
+#include "mq/mq_internal.h"
+#include <pthread.h>
+#include <signal.h>
+
+static mqd_t q;
+
+static void *recv_one(void *arg)
+{
+    char buf[8];
+    (void)arg;
+    if (vigil_mq_receive(q, buf, 8, NULL) != 1)
+        abort();
+    return NULL;
+}
+
+int main(void)
+{
+    mqt_setup();
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    CHECK_SYS(sigprocmask(SIG_BLOCK, &set, NULL));
+    q = mqt_create("/nw", 4, 8);
+    struct sigevent ev = {0};
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGUSR2;
+    CHECK_SYS(vigil_mq_notify(q, &ev));
+    pthread_t t;
+    CHECK_EQ(pthread_create(&t, NULL, recv_one, NULL), 0);
+    /* Wait until the receiver holds a waiter record (a condition, not a delay). */
+    struct vigil__mq *m = vigil__mq_get(q);
+    while (__atomic_load_n(&m->h->nrec_busy, __ATOMIC_RELAXED) == 0)
+        usleep(1000);
+    CHECK_SYS(vigil_mq_send(q, "a", 1, 0));
+    pthread_join(t, NULL);
+    struct timespec zero = {0, 0};
+    siginfo_t si;
+    CHECK_EQ(sigtimedwait(&set, &si, &zero), -1);
+    /* Still registered: the next arrival on the empty queue fires. */
+    CHECK_SYS(vigil_mq_send(q, "b", 1, 0));
+    CHECK_EQ(sigwaitinfo(&set, &si), SIGUSR2);
+    CHECK_EQ(si.si_code, SI_MESGQ);
+    return 0;
+}
