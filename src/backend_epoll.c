@@ -13,6 +13,7 @@
  * new epoll set: rebuild() re-registers every applied fd (one epoll_ctl each).
  */
 #include "loop.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -64,7 +65,7 @@ static void ep_fini(struct vigil_loop *loop)
 static int ctl(int epfd, int op, int fd, uint32_t events, uint64_t data)
 {
     struct epoll_event e = {.events = events, .data.u64 = data};
-    return epoll_ctl(epfd, op, fd, &e) < 0 ? -errno : 0;
+    return vigil__epoll_ctl(epfd, op, fd, &e);
 }
 
 static inline uint64_t tag(int fd, uint32_t gen)
@@ -153,28 +154,32 @@ static int arm_fallback_timer(struct ep *ep, int64_t deadline_ns)
 
 static int ep_wait(struct ep *ep, const struct vigil__wait *w)
 {
-    int n;
-    if (w->timeout_ns <= 0) {
-        n = epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, w->timeout_ns < 0 ? -1 : 0);
-    } else if (!ep->no_pwait2) {
+    if (w->timeout_ns <= 0)
+        return vigil__epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, w->timeout_ns < 0 ? -1 : 0);
+    if (!ep->no_pwait2) {
         struct timespec ts = {w->timeout_ns / 1000000000, w->timeout_ns % 1000000000};
-        n = epoll_pwait2(ep->epfd, ep->evs, VIGIL__EV_CAP, &ts, NULL);
-        if (n < 0 && errno == ENOSYS) {
-            ep->no_pwait2 = true;
-            return ep_wait(ep, w);
-        }
-    } else {
-        int r = arm_fallback_timer(ep, w->deadline_ns);
-        if (r < 0)
-            return r;
-        n = epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, -1);
+        int n = vigil__epoll_pwait2(ep->epfd, ep->evs, VIGIL__EV_CAP, &ts);
+        if (n != -ENOSYS)
+            return n;
+        ep->no_pwait2 = true; /* built where it exists, running where it does not */
     }
-    return n < 0 ? -errno : n;
+    int r = arm_fallback_timer(ep, w->deadline_ns);
+    if (r < 0)
+        return r;
+    return vigil__epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, -1);
 }
 
 static int ep_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
 {
     struct ep *ep = loop->bk;
+    int n;
+    if (ndirty == 0 && !ep->rebuild && w->timeout_ns == 0) {
+        /* The idle non-blocking turn: nothing to apply, nothing but the call itself. */
+        n = vigil__epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, 0);
+        if (n <= 0)
+            return n;
+        goto collect;
+    }
     for (int i = 0; i < ndirty; i++)
         apply(loop, ep, dirty[i]);
     if (ep->rebuild) {
@@ -182,9 +187,10 @@ static int ep_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const 
         if (r < 0)
             return r;
     }
-    int n = ep_wait(ep, w);
+    n = ep_wait(ep, w);
     if (n <= 0)
         return n;
+collect:;
     int out = 0;
     for (int i = 0; i < n; i++) {
         uint64_t d = ep->evs[i].data.u64;

@@ -11,6 +11,7 @@
  * closed while watched (POLLNVAL) is reported to its watchers as -EBADF.
  */
 #include "loop.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -116,9 +117,9 @@ static int pl_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const 
         ts.tv_nsec = w->timeout_ns % 1000000000;
         tp = &ts;
     }
-    int n = ppoll(pl->pfd, (nfds_t)pl->n, tp, NULL);
+    int n = vigil__ppoll(pl->pfd, (unsigned long)pl->n, tp);
     if (n <= 0)
-        return n < 0 ? -errno : 0;
+        return n;
     int out = 0;
     for (int i = 0; i < pl->n && out < n && out < VIGIL__EV_CAP; i++) {
         short re = pl->pfd[i].revents;

@@ -335,6 +335,23 @@ static void wake_cb(vigil_loop *loop, vigil_io *w, int revents)
 
 /* ------------------------------------------------------------------- turns */
 
+/* Clears the dirty marks of what the backend applied (or refused: those are on the
+ * failure list with applied = 0, their watchers about to stop); keeps what it did not
+ * get to (a backend that stopped early on an error). */
+static void keep_unapplied(vigil_loop *loop)
+{
+    int keep = 0;
+    for (int i = 0; i < loop->ndirty; i++) {
+        int fd = loop->dirty[i];
+        struct vigil__fd *slot = &loop->fds[fd];
+        if (slot->failed == 0 && (slot->wanted != slot->applied || slot->reset))
+            loop->dirty[keep++] = fd;
+        else
+            slot->dirty = 0;
+    }
+    loop->ndirty = keep;
+}
+
 static int turn(vigil_loop *loop, enum vigil_run_mode mode)
 {
     loop->turns++;
@@ -353,18 +370,8 @@ static int turn(vigil_loop *loop, enum vigil_run_mode mode)
         loop->waits++;
 
     int n = loop->backend->turn(loop, loop->dirty, loop->ndirty, &w);
-    /* Clear the dirty marks of what the backend applied (or refused: those are on the
-     * failure list with applied = 0 and wanted about to drop to 0). */
-    int keep = 0;
-    for (int i = 0; i < loop->ndirty; i++) {
-        int fd = loop->dirty[i];
-        struct vigil__fd *slot = &loop->fds[fd];
-        if (slot->failed == 0 && (slot->wanted != slot->applied || slot->reset))
-            loop->dirty[keep++] = fd; /* not applied (the backend stopped early) */
-        else
-            slot->dirty = 0;
-    }
-    loop->ndirty = keep;
+    if (loop->ndirty)
+        keep_unapplied(loop);
     if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN)
         return n;
     loop->clock_epoch++;
