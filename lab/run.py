@@ -202,7 +202,7 @@ def cell_text(rec):
     return fmt(rec.get("value"))
 
 
-def text_tables(name, title, rows, param_keys=PARAM_KEYS, width=110):
+def text_tables(name, title, rows, param_keys=PARAM_KEYS, width=120):
     """One table per metric: parameter groups down, systems across (each cell: median /
     p99); turned the other way when the systems would not fit in `width` columns."""
     lines = [f"== {name}: {title}"]
@@ -224,9 +224,19 @@ def text_tables(name, title, rows, param_keys=PARAM_KEYS, width=110):
                      for i in range(len(series))]
             w_rows = max(len(x) for x in grid_rows)
             widths = [max(len(c), *(len(texts[i][j]) for i in range(len(grid_rows)))) for j, c in enumerate(cols)]
-        lines.append("   " + " " * w_rows + "".join(f"  {c:>{w}}" for c, w in zip(cols, widths)))
-        for i, rl in enumerate(grid_rows):
-            lines.append("   " + f"{rl:<{w_rows}}" + "".join(f"  {t:>{w}}" for t, w in zip(texts[i], widths)))
+        # still too wide: print the columns in chunks that fit, one under the other
+        chunks, cur, used = [], [], 3 + w_rows
+        for j, w in enumerate(widths):
+            if cur and used + w + 2 > width:
+                chunks.append(cur)
+                cur, used = [], 3 + w_rows
+            cur.append(j)
+            used += w + 2
+        chunks.append(cur)
+        for chunk in chunks:
+            lines.append("   " + " " * w_rows + "".join(f"  {cols[j]:>{widths[j]}}" for j in chunk))
+            for i, rl in enumerate(grid_rows):
+                lines.append("   " + f"{rl:<{w_rows}}" + "".join(f"  {texts[i][j]:>{widths[j]}}" for j in chunk))
     return lines
 
 
