@@ -49,14 +49,37 @@ def load(path):
     return rows
 
 
+SHADES = {"kernel": ["#555555", "#888888", "#aaaaaa", "#cccccc"],
+          "vigil": ["#08519c", "#3182bd", "#6baed6", "#9ecae1"]}
+
+
+def series_colors(series, system_of):
+    """Systems keep their color across plots: vigil in blues, raw calls in greys, each
+    peer its own; several series of one system get shades."""
+    out, used = {}, {}
+    for j, s in enumerate(series):
+        system = system_of.get(s, s.split(" ")[0])
+        k = used.get(system, 0)
+        used[system] = k + 1
+        if system in SHADES:
+            out[s] = SHADES[system][k % len(SHADES[system])]
+        elif system in COLORS and k == 0:
+            out[s] = COLORS[system]
+        else:
+            out[s] = PALETTE[j % len(PALETTE)]
+    return out
+
+
 def default_plot(fig, rows, param_keys):
     """One panel per metric: groups = parameter sets, bars = systems (median), with a
-    mark up to the p99. One parameter set: one bar per system."""
+    mark up to the p99 (cut at 3x the highest median, so medians stay readable)."""
     data = lab.table_data(rows, param_keys)
     axes = fig.subplots(len(data), 1, squeeze=False)[:, 0]
     for ax, (metric, params, series, cells) in zip(axes, data):
         width = 0.8 / max(1, len(series))
-        vals = []
+        colors = series_colors(series, {lab.series_label(r): str(r.get("system")) for r in rows})
+        vals, cut = [], False
+        top = 3 * max(float(r["value"]) for r in cells.values())
         for j, s in enumerate(series):
             xs, ys, errs = [], [], []
             for i, p in enumerate(params):
@@ -66,13 +89,13 @@ def default_plot(fig, rows, param_keys):
                 v = float(r["value"])
                 xs.append(i + (j - (len(series) - 1) / 2) * width)
                 ys.append(v)
-                errs.append(max(0.0, float(r.get("p99", v)) - v) if "p99" in r else 0.0)
+                e = max(0.0, float(r.get("p99", v)) - v) if "p99" in r else 0.0
+                cut |= top > 0 and v + e > top
+                errs.append(min(e, max(0.0, top - v)) if top > 0 else e)
             if not xs:
                 continue
             vals += ys
-            sysname = s.split(" ")[0]
-            color = PALETTE[j % len(PALETTE)] if len(series) > 1 else COLORS.get(sysname, PALETTE[0])
-            ax.bar(xs, ys, width=width * 0.95, label=s, color=color,
+            ax.bar(xs, ys, width=width * 0.95, label=s, color=colors[s],
                    yerr=[[0] * len(errs), errs] if any(errs) else None, capsize=2)
         ax.set_xticks(range(len(params)))
         ax.set_xticklabels([lab.param_label(p) for p in params], fontsize=8,
@@ -82,7 +105,9 @@ def default_plot(fig, rows, param_keys):
         pos = [v for v in vals if v > 0]
         if pos and max(pos) / min(pos) > 30:
             ax.set_yscale("log")
-        ax.legend(fontsize=7, ncol=2 if len(series) > 6 else 1)
+        if cut:
+            ax.set_title("bars: median; marks: p99, cut at 3x the highest median", fontsize=8)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         ax.grid(axis="y", alpha=0.3)
 
 
@@ -103,7 +128,7 @@ def draw(name, mod, rows, path):
         except Exception:
             plt.close(fig)
             note = "its plot() failed, default chart shown: " + traceback.format_exc().strip().splitlines()[-1]
-    fig = plt.figure(figsize=(9, 2.2 + 3.2 * nmetrics))
+    fig = plt.figure(figsize=(11, 2.2 + 3.2 * nmetrics))
     default_plot(fig, rows, param_keys)
     fig.suptitle(name)
     fig.tight_layout()
