@@ -407,8 +407,41 @@ static int recover(struct vigil__mq *q)
 
 /* -------------------------------------------------------------- waiters */
 
+/* Settles the record of a waiter found dead (lock held; tr is what trylock said, the
+ * record's mutex is ours now): a message handed to a receiver that died before taking
+ * it goes back to the front of its priority, as it was sent before anything queued
+ * since; then the record is free. */
+static int rec_reap(struct vigil__mq *q, struct vigil__mq_rec *r, int tr)
+{
+    struct vigil__mq_hdr *h = q->h;
+    int ret = 0;
+    if (tr == EOWNERDEAD)
+        pthread_mutex_consistent(&r->m);
+    if (atomic_load_explicit(&r->state, memory_order_relaxed) == VIGIL__REC_READY && r->kind == VIGIL__REC_RECV) {
+        uint32_t ref = r->slot;
+        struct vigil__mq_slot *s = ref_ok(q, ref) && ref <= h->fresh ? slot_at(q, ref) : NULL;
+        if (!s || s->prio >= VIGIL__MQ_NPRIO || s->len > q->msgsize || h->curmsgs >= q->maxmsg) {
+            ret = -EBADMSG;
+        } else {
+            struct vigil__mq_head *hd = &q->heads[s->prio];
+            s->next = hd->head;
+            if (!hd->head)
+                hd->tail = ref;
+            hd->head = ref; /* commit: the message is queued again */
+            bit_set(h, s->prio);
+            h->curmsgs++;
+        }
+    }
+    atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
+    if (h->nrec_busy)
+        h->nrec_busy--;
+    if (tr == 0 || tr == EOWNERDEAD)
+        pthread_mutex_unlock(&r->m);
+    return ret;
+}
+
 /* Oldest live waiter of a kind in state WAITING, or NULL (lock held). Records of dead
- * waiters found on the way are released. */
+ * waiters found on the way are settled (rec_reap). */
 static struct vigil__mq_rec *waiter_find(struct vigil__mq *q, uint32_t kind)
 {
     struct vigil__mq_hdr *h = q->h;
@@ -416,22 +449,17 @@ static struct vigil__mq_rec *waiter_find(struct vigil__mq *q, uint32_t kind)
     uint32_t best_age = 0, now = h->ticket;
     for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
         struct vigil__mq_rec *r = &q->recs[i];
-        if (atomic_load_explicit(&r->state, memory_order_relaxed) != VIGIL__REC_WAITING || r->kind != kind)
+        uint32_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
+        if (st == VIGIL__REC_FREE || !kind_ok(&r->m))
             continue;
-        if (!kind_ok(&r->m))
-            continue;
-        /* The waiter holds r->m while it waits: EBUSY means alive. */
+        /* A waiter holds r->m while its record is not FREE: EBUSY means alive. */
         int tr = pthread_mutex_trylock(&r->m);
         if (tr != EBUSY) {
-            if (tr == EOWNERDEAD)
-                pthread_mutex_consistent(&r->m);
-            atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
-            if (h->nrec_busy)
-                h->nrec_busy--;
-            if (tr == 0 || tr == EOWNERDEAD)
-                pthread_mutex_unlock(&r->m);
+            rec_reap(q, r, tr);
             continue;
         }
+        if (st != VIGIL__REC_WAITING || r->kind != kind)
+            continue;
         uint32_t age = now - r->ticket;
         if (!best || age > best_age) {
             best = r;
@@ -441,44 +469,22 @@ static struct vigil__mq_rec *waiter_find(struct vigil__mq *q, uint32_t kind)
     return best;
 }
 
-/* Releases dead receivers' handed-off messages back to the queue (lock held). Called
- * before a receiver decides to sleep on an "empty" queue. */
+/* Settles every dead waiter's record (lock held). Called before a receiver decides to
+ * sleep on an "empty" queue: a dead receiver may hold a handed-off message. */
 static int reclaim_ready(struct vigil__mq *q)
 {
-    struct vigil__mq_hdr *h = q->h;
     for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
         struct vigil__mq_rec *r = &q->recs[i];
-        uint32_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
-        if (st == VIGIL__REC_FREE)
+        if (atomic_load_explicit(&r->state, memory_order_relaxed) == VIGIL__REC_FREE)
             continue;
         if (!kind_ok(&r->m))
             return -EBADMSG;
         int tr = pthread_mutex_trylock(&r->m);
         if (tr == EBUSY)
             continue;
-        if (tr == EOWNERDEAD)
-            pthread_mutex_consistent(&r->m);
-        if (st == VIGIL__REC_READY && r->kind == VIGIL__REC_RECV) {
-            uint32_t ref = r->slot;
-            if (!ref_ok(q, ref) || ref > h->fresh)
-                return -EBADMSG;
-            struct vigil__mq_slot *s = slot_at(q, ref);
-            if (s->prio >= VIGIL__MQ_NPRIO || s->len > q->msgsize)
-                return -EBADMSG;
-            /* Front of its priority: it was sent before anything queued since. */
-            struct vigil__mq_head *hd = &q->heads[s->prio];
-            s->next = hd->head;
-            if (!hd->head)
-                hd->tail = ref;
-            hd->head = ref; /* commit: the message is queued again */
-            bit_set(h, s->prio);
-            h->curmsgs++;
-        }
-        atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
-        if (h->nrec_busy)
-            h->nrec_busy--;
-        if (tr == 0 || tr == EOWNERDEAD)
-            pthread_mutex_unlock(&r->m);
+        int rr = rec_reap(q, r, tr);
+        if (rr < 0)
+            return rr;
     }
     return 0;
 }
@@ -616,7 +622,11 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
             s->len = (uint32_t)len;
             s->prio = prio;
             s->next = 0;
-            struct vigil__mq_rec *w = h->nrec_busy ? waiter_find(q, VIGIL__REC_RECV) : NULL;
+            struct vigil__mq_rec *w = NULL;
+            if (h->nrec_busy) {
+                w = waiter_find(q, VIGIL__REC_RECV);
+                cur = h->curmsgs; /* settling a dead receiver may have queued its message */
+            }
             struct vigil__mq_fire fire = {0};
             if (w) {
                 /* Pipelined send: the oldest waiting receiver gets the slot. The
