@@ -20,7 +20,7 @@ PARAMS = ("msg_bytes",)
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.8) if ctx.quick else (4, 1.5)
+    rounds, secs = (1, 0.6) if ctx.quick else (4, 1.5)
     steps = []
     for r in range(rounds):
         k = r % len(SYSTEMS)
