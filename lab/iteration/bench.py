@@ -24,7 +24,7 @@ SYSTEMS = [
 
 
 def plan(ctx):
-    rounds, ms = (1, 100) if ctx.quick else (4, 400)
+    rounds, ms = (2, 50) if ctx.quick else (6, 250)
     steps = []
     for r in range(rounds):
         for n in FDS:

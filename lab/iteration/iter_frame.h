@@ -109,7 +109,7 @@ static int iter_main(int argc, char **argv, struct iter_sys *sys)
         turns_samples_init(&s[a], MAX_SAMPLES);
         /* warm: every active fd has been ready once (the first events of a fd may take
          * a slower path in a library, e.g. a lazily applied registration) */
-        if (iter_measure(sys, iter_active[a], &next[a], 5000000, iter_active[a], NULL) != 0)
+        if (iter_measure(sys, iter_active[a], &next[a], 5000000, 2, NULL) != 0)
             goto lost;
     }
     for (int r = 0; r < SUBROUNDS; r++)

@@ -3,6 +3,9 @@
 Each system is one program; a round runs each once, for a short measuring time, and
 the rounds rotate the order so no system always runs first or last. run.py pools the
 rounds of each series (the records carry per-batch "samples") into one figure."""
+import os
+import sys
+
 NAME = "smallset"
 TITLE = "One non-blocking turn of a loop watching one idle pty fd (ns per turn)"
 SEED = ("2006, 'select/poll: small fd sets on the stack': select of 1 pty fd ~13% faster, and "
@@ -21,18 +24,27 @@ SYSTEMS = [
 ]
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 def plan(ctx):
-    rounds, ms = (2, 100) if ctx.quick else (8, 500)
+    rounds, ms = (4, 50) if ctx.quick else (16, 250)
     steps = []
     for r in range(rounds):
         k = r % len(SYSTEMS)
         for cmd, label, cases in SYSTEMS[k:] + SYSTEMS[:k]:
             steps.append(dict(cmd=cmd + ["--ms", str(ms)], label=f"round {r + 1}/{rounds}: {label}",
                               est_s=cases * ms / 1000 + 0.05))
+    # A separate counting run per system: system calls per turn, under strace (never timed).
+    for cmd, label, cases in SYSTEMS:
+        steps.append(dict(cmd=[sys.executable, os.path.join(HERE, "count.py"), "--turns", "2000",
+                               os.path.join(ctx.bin, cmd[0])] + cmd[1:],
+                          label=f"count system calls: {label}", est_s=0.2 * cases))
     return steps
 
 
 def plot(rows, ax):
+    calls = {(r["system"], r.get("case")): float(r["value"]) for r in rows if r.get("metric") == "syscalls_per_turn"}
     rows = [r for r in rows if r.get("metric") == "ns_per_turn"]
     if not rows:
         return
@@ -51,7 +63,10 @@ def plot(rows, ax):
     ax.plot([min(p, right) for p in p99], list(y), "k|", ms=12, label="p99 (at the edge: off scale)")
     ax.set_xlim(0, right)
     ax.set_yticks(list(y))
-    ax.set_yticklabels([label(r) for r in rows])
+    def calls_of(r):
+        c = calls.get((r["system"], r.get("case")))
+        return "" if c is None else f"  [{c:g} syscall{'s' if c != 1 else ''}]"
+    ax.set_yticklabels([label(r) + calls_of(r) for r in rows])
     ax.invert_yaxis()
     ax.set_xlabel("ns per turn (bar: median, mark: p99)")
     ep = [float(r["value"]) for r in rows if r["system"] == "kernel" and "epoll" in str(r.get("case", ""))]

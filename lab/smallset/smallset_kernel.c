@@ -81,6 +81,16 @@ int main(int argc, char **argv)
         perror("epoll");
         return 1;
     }
+    if (o.count > 0) {
+        for (int c = 0; c < C_N; c++) {
+            turns_count_series("smallset", "kernel", case_name[c], "\"fds\":1");
+            turns_mark();
+            for (long i = 0; i < o.count; i++)
+                turn(c);
+            turns_mark();
+        }
+        return 0;
+    }
     struct turns_samples s[C_N];
     for (int c = 0; c < C_N; c++) {
         turns_samples_init(&s[c], MAX_SAMPLES);

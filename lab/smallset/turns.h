@@ -14,23 +14,27 @@
 
 #include <errno.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* Command-line options common to the loop benchmarks. */
 struct turns_opt {
     int64_t budget_ns; /* measuring time of one case in this run */
     const char *backend;
     int fds;
+    long count; /* > 0: counting run (see turns_mark) */
 };
 
 static inline void turns_usage(const char *prog)
 {
-    fprintf(stderr, "usage: %s [--ms measuring-time] [--backend uring|epoll|poll] [--fds N]\n", prog);
+    fprintf(stderr, "usage: %s [--ms measuring-time] [--backend uring|epoll|poll] [--fds N] [--count turns]\n",
+            prog);
     exit(2);
 }
 
 static inline struct turns_opt turns_parse(int argc, char **argv)
 {
-    struct turns_opt o = {bench_quick() ? 100000000 : 500000000, NULL, 0};
+    struct turns_opt o = {bench_quick() ? 100000000 : 500000000, NULL, 0, 0};
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc)
             turns_usage(argv[0]);
@@ -40,6 +44,8 @@ static inline struct turns_opt turns_parse(int argc, char **argv)
             o.backend = argv[++i];
         else if (!strcmp(argv[i], "--fds"))
             o.fds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--count"))
+            o.count = atol(argv[++i]);
         else
             turns_usage(argv[0]);
     }
@@ -90,6 +96,22 @@ static inline void turns_emit(const char *bench, const char *system, const char 
         printf("%s%.2f", i ? "," : "", s->v[i]);
     printf("]}\n");
     fflush(stdout);
+}
+
+/* Counting runs (lab/smallset/count.py runs the program under strace with --count N):
+ * the program prints "count-series {keys}" on stdout for each series, then makes its N
+ * turns between two turns_mark() calls. getppid is the marker: no loop library calls it,
+ * and glibc does not cache it. */
+static inline void turns_mark(void)
+{
+    fflush(stdout);
+    syscall(SYS_getppid);
+}
+
+static inline void turns_count_series(const char *bench, const char *system, const char *cas, const char *extra)
+{
+    printf("count-series {\"bench\":\"%s\",\"system\":\"%s\",\"case\":\"%s\"%s%s}\n", bench, system, cas,
+           extra && *extra ? "," : "", extra ? extra : "");
 }
 
 /* Raises the soft open-file limit to the hard one (benchmarks with thousands of fds). */
