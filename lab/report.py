@@ -195,7 +195,11 @@ def main(argv):
     if status.get("quick"):
         h.append("<tr><td>Mode</td><td><b>quick</b> (QUICK=1: short runs, figures are indicative)</td></tr>")
     h.append("</table><p class=meta>Medians and p99s over batches; systems measured in alternation "
-             "in this one run. Lower is better except iops and msgs_per_s.</p>")
+             "in this one run. Lower is better except iops and msgs_per_s. Raw records: "
+             "<a href='results.jsonl'>results.jsonl</a>; steps: <a href='run.json'>run.json</a>, "
+             "<a href='run.log'>run.log</a>.</p>")
+    if status.get("interrupted"):
+        h.append("<p class=fail>This run was interrupted: some benchmarks are missing or partial.</p>")
     if not plt:
         h.append("<p class=fail>matplotlib is missing (apt-get install python3-matplotlib): tables only.</p>")
 

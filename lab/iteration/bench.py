@@ -30,10 +30,11 @@ def plan(ctx):
         for n in FDS:
             k = (r + FDS.index(n)) % len(SYSTEMS)
             for cmd, label in SYSTEMS[k:] + SYSTEMS[:k]:
-                # two A values of ms each, plus building N fds and the first turns
+                # two A values of ms each, plus building N fds and the first turns; a
+                # poll turn scans all N fds (~0.1-0.5 us each), its batches run longer
+                est = 2 * ms / 1000 + 0.03 + n / 40000 + (n / 10000 if "poll" in label else 0)
                 steps.append(dict(cmd=cmd + ["--fds", str(n), "--ms", str(ms)],
-                                  label=f"round {r + 1}/{rounds}: {label} fds={n}",
-                                  est_s=2 * ms / 1000 + 0.03 + n / 40000))
+                                  label=f"round {r + 1}/{rounds}: {label} fds={n}", est_s=est))
     return steps
 
 
