@@ -134,7 +134,10 @@ def pool(records):
 def fmt(x):
     if x is None:
         return "-"
-    x = float(x)
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return str(x)[:12]
     if math.isnan(x):
         return "-"
     a = abs(x)
