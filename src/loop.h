@@ -49,7 +49,7 @@ struct vigil__heap {
 
 /* Lateness window for stats; sleep-lateness window the precise margin is learned from. */
 #define VIGIL__LATE_WIN 1024
-#define VIGIL__SLEEP_WIN 64
+#define VIGIL__SLEEP_WIN 128
 
 struct vigil_loop {
     const struct vigil__backend *backend;

@@ -35,9 +35,9 @@
  * The price is that an fd event arriving during the spin waits for the next turn: at
  * most the margin, itself at most precise_budget_ns. The margin is learned: after each
  * timed sleep the loop records how late the kernel woke it (sleep lateness), and the
- * margin is a high percentile of the recent samples plus a small guard, clamped to
- * [MARGIN_MIN_NS, precise_budget_ns], so a quiet machine spins a few us per wake-up and
- * a noisy one spins more, never past the budget.
+ * margin follows the recent samples (p75 plus a guard, or p99 less a tolerated tail,
+ * whichever is larger; see learn_margin), clamped to [MARGIN_MIN_NS, precise_budget_ns]:
+ * a quiet machine spins a few us per wake-up, a noisy one more, never past the budget.
  */
 #include "loop.h"
 
@@ -50,11 +50,11 @@
 #define TIMER_ACTIVE 0x1u
 
 #define BUDGET_DEFAULT_NS 200000 /* CPU per precise wake-up, when the user sets none */
-#define MARGIN_INIT_NS 50000     /* before any sleep was observed */
+#define MARGIN_INIT_NS 30000     /* before any sleep was observed */
 #define MARGIN_MIN_NS 2000
-#define MARGIN_GUARD_NS 3000     /* added to the observed percentile */
-#define SLEEP_RANK (VIGIL__SLEEP_WIN - 2) /* 2nd largest of the window: about p98 */
-#define SLEEP_EVERY 8            /* recompute the margin every 8 samples */
+#define MARGIN_GUARD_NS 2000     /* above the typical (p75) sleep lateness */
+#define MARGIN_TAIL_NS 10000     /* how far past the margin the p99 sleep may wake */
+#define SLEEP_EVERY 16           /* recompute the margin every 16 samples */
 
 /* ------------------------------------------------------------ arithmetic */
 
@@ -460,7 +460,7 @@ static void learn_margin(vigil_loop *loop, int64_t late_ns)
     uint32_t n = loop->nsleep < VIGIL__SLEEP_WIN ? loop->nsleep : VIGIL__SLEEP_WIN;
     int64_t v[VIGIL__SLEEP_WIN];
     memcpy(v, loop->sleep_late, n * sizeof v[0]);
-    /* insertion sort of at most 64 values, every 8 wake-ups: ~1 us amortized to ~0.1 us */
+    /* insertion sort of at most 128 values, every 16 wake-ups: a few us, ~0.2 us amortized */
     for (uint32_t i = 1; i < n; i++) {
         int64_t x = v[i];
         uint32_t j = i;
@@ -468,8 +468,15 @@ static void learn_margin(vigil_loop *loop, int64_t late_ns)
             v[j] = v[j - 1];
         v[j] = x;
     }
-    uint32_t rank = n * SLEEP_RANK / VIGIL__SLEEP_WIN;
-    int64_t m = add_clamp(v[rank < n ? rank : n - 1], MARGIN_GUARD_NS);
+    /* Two conditions: the callback of a typical wake-up must be on time (the margin
+     * covers p75 of the sleep lateness, plus a guard), and the late tail must stay
+     * short (p99 of the lateness at most MARGIN_TAIL_NS past the margin). A margin
+     * past p99 itself would spin longer on every wake-up, and a long spin is what a
+     * busy machine preempts. */
+    int64_t p75 = v[(n - 1) * 75 / 100], p99 = v[(n - 1) * 99 / 100];
+    int64_t m = add_clamp(p75, MARGIN_GUARD_NS);
+    if (add_clamp(p99, -MARGIN_TAIL_NS) > m)
+        m = p99 - MARGIN_TAIL_NS;
     if (m < MARGIN_MIN_NS)
         m = MARGIN_MIN_NS;
     if (m > loop->precise_budget_ns)
