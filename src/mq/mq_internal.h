@@ -106,6 +106,7 @@ struct vigil__mq {
     unsigned char *slots;
     uint32_t maxmsg, msgsize, stride;
     int trylock_only;        /* fuzz harness: a held lock is EAGAIN, not a wait */
+    int no_signal;           /* fuzz harness: never deliver a notification */
 };
 
 /* What a send owes after it unlocked: a notification to deliver. */

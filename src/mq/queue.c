@@ -668,7 +668,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
             if (w)
                 vigil__futex_wake(&w->state, 1);
             watch_wake(h, bumped);
-            if (fire.pid) /* SIGEV_SIGNAL is 0: the pid says whether one fired */
+            if (fire.pid > 0 && !q->no_signal) /* SIGEV_SIGNAL is 0: the pid says whether one fired */
                 notify_deliver(&fire, h);
             return 0;
         }
@@ -897,6 +897,8 @@ long vigil__mq_curmsgs(struct vigil__mq *q)
 static void notify_deliver(const struct vigil__mq_fire *f, struct vigil__mq_hdr *h)
 {
     if (f->kind == SIGEV_SIGNAL) {
+        if (f->signo <= 0 || f->signo >= NSIG)
+            return; /* not a value vigil_mq_notify stored: scribbled */
         siginfo_t si;
         memset(&si, 0, sizeof si);
         si.si_signo = f->signo;
