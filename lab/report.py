@@ -192,6 +192,10 @@ def main(argv):
          f"<style>{CSS}</style><h1>vigil lab report</h1><table class=meta>"]
     for k, label in (("machine", "Machine"), ("kernel", "Kernel"), ("date", "Date (UTC)"), ("run", "Run id")):
         h.append(f"<tr><td>{label}</td><td><b>{html.escape(str(meta.get(k, '?')))}</b></td></tr>")
+    if status.get("load_start") is not None:
+        h.append(f"<tr><td>Load average</td><td><b>{status['load_start']:.1f}</b> at the start, "
+                 f"<b>{status.get('load_end') or 0:.1f}</b> at the end (1 min, {os.cpu_count()} CPUs; "
+                 "above the CPU count other work was competing, which shows in the p99s)</td></tr>")
     if status.get("quick"):
         h.append("<tr><td>Mode</td><td><b>quick</b> (QUICK=1: short runs, figures are indicative)</td></tr>")
     h.append("</table><p class=meta>Medians and p99s over batches; systems measured in alternation "

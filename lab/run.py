@@ -82,6 +82,14 @@ def machine_id():
     return f"{model}, {cores} cores"
 
 
+def loadavg():
+    """The 1-minute load average: how busy the shared machine was (p99s show it)."""
+    try:
+        return float(open("/proc/loadavg").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 # ------------------------------------------------------------------ records
 
 def series_key(rec):
@@ -424,7 +432,7 @@ def main(argv):
     prog = Progress(total_est)
     prog.say(f"lab: run {meta['run']} on {meta['machine']}, kernel {meta['kernel']}; "
              f"{len(plans)} benchmark(s), ~{hms(total_est)} estimated{' (quick)' if a.quick else ''}")
-    status = {"meta": meta, "quick": a.quick, "benchmarks": []}
+    status = {"meta": meta, "quick": a.quick, "benchmarks": [], "load_start": loadavg()}
     failed = 0
     raw = []
 
@@ -491,6 +499,7 @@ def main(argv):
     log.close()
     shutil.rmtree(os.path.join(out, "tmp"), ignore_errors=True)
     status["failed_steps"] = failed
+    status["load_end"] = loadavg()
     with open(os.path.join(out, "run.json"), "w") as f:
         json.dump(status, f, indent=1)
 
