@@ -266,6 +266,7 @@ class Progress:
         self.total_est, self.done_est, self.t0 = total_est, 0.0, time.monotonic()
         self.tty = sys.stderr.isatty()
         self.open = False
+        self.text, self.last_bench, self.last_line = "", None, 0.0
 
     def left(self, in_step=0.0):
         el = time.monotonic() - self.t0 - in_step
@@ -283,6 +284,13 @@ class Progress:
             sys.stderr.write("\r\033[K" + line[:cols - 1])
             self.open = True
         else:
+            # a log gets a line every few seconds (and each benchmark's first), not
+            # one per step: a full run has hundreds of steps
+            bench = text.split("]")[0]
+            now = time.monotonic()
+            if bench == self.last_bench and now - self.last_line < 3.0:
+                return
+            self.last_bench, self.last_line = bench, now
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
