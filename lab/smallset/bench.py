@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def plan(ctx):
-    rounds, ms = (4, 50) if ctx.quick else (16, 250)
+    rounds, ms = (3, 50) if ctx.quick else (16, 250)
     steps = []
     for r in range(rounds):
         k = r % len(SYSTEMS)
