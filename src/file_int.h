@@ -44,6 +44,7 @@ struct vigil__freq {
     uint8_t cancel;             /* vigil_file_cancel asked */
     uint8_t retries;            /* EAGAIN/EINTR retries so far */
     int64_t res;                /* result carried from where it ended to the loop */
+    vigil_file_req *inext, *iprev; /* io_uring: the list of requests in the kernel */
     struct iocb iocb;           /* Linux AIO control block: must outlive the request */
 };
 

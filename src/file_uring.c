@@ -1,14 +1,227 @@
-/* Async file I/O, the io_uring engine: placeholder until the io_uring backend's op
- * mechanism (src/uring.h) lands; refuses, so AUTO falls back to AIO. */
+/* Async file I/O, the io_uring engine: a request becomes one SQE of the loop's ring
+ * (src/uring.h), so the turn's file submissions reach the kernel in the same
+ * io_uring_enter as its interest changes and its wait; the completion comes back as an
+ * op callback during the turn's dispatch, in the loop thread. No eventfd, no thread.
+ *
+ * Registered files and buffers are the ring's own (io_uring_register_files/buffers):
+ * a VIGIL_FILE_FIXED_FILE request skips the per-request file lookup, a
+ * VIGIL_FILE_FIXED_BUF one the per-request page pinning of O_DIRECT.
+ *
+ * Requests in the kernel are on a list (f->es) so that vigil_loop_free can cancel them
+ * and wait for each completion before the pool's memory goes.
+ */
 #include "file_int.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#ifdef VIGIL_HAVE_LIBURING
+#include <liburing.h>
+
+#define container_of_op(p) ((struct vigil__freq *)(void *)((char *)(p) - offsetof(struct vigil__freq, uop)))
+
+struct uring_state {
+    vigil_file_req *head; /* requests in the kernel (inext/iprev) */
+};
+
+static void uring_complete(struct vigil_loop *loop, struct vigil__uring_op *op, int32_t res, uint32_t cqe_flags);
+
+static void list_add(struct uring_state *st, vigil_file_req *req)
+{
+    struct vigil__freq *fr = vigil__freq(req);
+    fr->iprev = NULL;
+    fr->inext = st->head;
+    if (st->head)
+        vigil__freq(st->head)->iprev = req;
+    st->head = req;
+}
+
+static void list_del(struct uring_state *st, vigil_file_req *req)
+{
+    struct vigil__freq *fr = vigil__freq(req);
+    if (fr->iprev)
+        vigil__freq(fr->iprev)->inext = fr->inext;
+    else
+        st->head = fr->inext;
+    if (fr->inext)
+        vigil__freq(fr->inext)->iprev = fr->iprev;
+    fr->inext = fr->iprev = NULL;
+}
+
+/* Fills an SQE for req. False when the loop has no ring (cannot happen once the
+ * engine runs: it needs the uring backend). */
+static bool queue(vigil_loop *loop, vigil_file_req *req)
+{
+    struct io_uring_sqe *sqe = vigil__uring_sqe(loop);
+    if (!sqe)
+        return false;
+    struct vigil__freq *fr = vigil__freq(req);
+    bool fixed = req->flags & VIGIL_FILE_FIXED_FILE;
+    int fd = fixed ? req->fd : fr->rfd;
+    unsigned len = req->len > VIGIL__FILE_MAX_RW ? VIGIL__FILE_MAX_RW : (unsigned)req->len;
+    /* offset >= 0 was checked at submission: io_uring would take -1 as "the current
+     * position", and a pipe's offset 0 reads in stream order as read(2) does. */
+    uint64_t off = (uint64_t)req->offset;
+    switch (req->op) {
+    case VIGIL_FILE_READ:
+        if (req->flags & VIGIL_FILE_FIXED_BUF)
+            io_uring_prep_read_fixed(sqe, fd, req->buf, len, off, req->buf_index);
+        else
+            io_uring_prep_read(sqe, fd, req->buf, len, off);
+        break;
+    case VIGIL_FILE_WRITE:
+        if (req->flags & VIGIL_FILE_FIXED_BUF)
+            io_uring_prep_write_fixed(sqe, fd, req->buf, len, off, req->buf_index);
+        else
+            io_uring_prep_write(sqe, fd, req->buf, len, off);
+        break;
+    case VIGIL_FILE_READV: io_uring_prep_readv(sqe, fd, req->iov, (unsigned)req->len, off); break;
+    case VIGIL_FILE_WRITEV: io_uring_prep_writev(sqe, fd, req->iov, (unsigned)req->len, off); break;
+    case VIGIL_FILE_FSYNC: io_uring_prep_fsync(sqe, fd, 0); break;
+    case VIGIL_FILE_FDATASYNC: io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC); break;
+    case VIGIL_FILE_OPEN: io_uring_prep_openat(sqe, fd, req->path, req->arg, (mode_t)req->mode); break;
+    case VIGIL_FILE_CLOSE: io_uring_prep_close(sqe, fd); break;
+    case VIGIL_FILE_STAT: io_uring_prep_statx(sqe, fd, req->path, req->arg, req->mode, req->stx); break;
+    default: io_uring_prep_nop(sqe); break; /* refused at submission: never here */
+    }
+    if (fixed)
+        sqe->flags |= IOSQE_FIXED_FILE;
+    fr->uop.complete = uring_complete;
+    vigil__uring_sqe_op(sqe, &fr->uop);
+    fr->route = VIGIL__ROUTE_URING;
+    return true;
+}
+
+/* No ring after all: end the request through the doorbell (never inside submit). */
+static void fail_later(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req)
+{
+    if (vigil__file_bell_init(loop, f) < 0) {
+        vigil__file_complete(loop, f, req, -ENOSYS); /* last resort */
+        return;
+    }
+    vigil__freq(req)->route = VIGIL__ROUTE_DONE;
+    vigil__file_defer(f, req, -ENOSYS);
+}
+
+static void uring_complete(struct vigil_loop *loop, struct vigil__uring_op *op, int32_t res, uint32_t cqe_flags)
+{
+    (void)cqe_flags;
+    struct vigil__freq *fr = container_of_op(op);
+    vigil_file_req *req = vigil__freq_req(fr);
+    struct vigil__file *f = loop->file;
+    struct uring_state *st = f->es;
+    if ((res == -EAGAIN || res == -EINTR) && !fr->cancel && !f->freeing && fr->retries < VIGIL__FILE_RETRIES) {
+        /* Transient: the same SQE again, in this turn's next submission. */
+        fr->retries++;
+        if (queue(loop, req))
+            return;
+    }
+    list_del(st, req);
+    vigil__file_complete(loop, f, req, res);
+}
+
+static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
+{
+    struct uring_state *st = f->es;
+    for (int i = 0; i < n; i++) {
+        if (queue(loop, reqs[i]))
+            list_add(st, reqs[i]);
+        else
+            fail_later(loop, f, reqs[i]);
+    }
+}
+
+static int uring_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req)
+{
+    (void)f;
+    struct vigil__freq *fr = vigil__freq(req);
+    fr->cancel = 1;
+    if (fr->route == VIGIL__ROUTE_URING)
+        vigil__uring_cancel(loop, &fr->uop); /* the op still completes, -ECANCELED or done */
+    return 0;
+}
+
+static int uring_init(vigil_loop *loop, struct vigil__file *f)
+{
+    if (!vigil__uring_ring(loop)) {
+        snprintf(f->reason, sizeof f->reason, "loop backend is %s, not uring", vigil_loop_backend(loop));
+        return -ENOSYS;
+    }
+    struct uring_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return -ENOMEM;
+    f->es = st;
+    return 0;
+}
+
+/* One backend turn that waits for at least one completion and delivers it (ours to
+ * uring_complete). Used only while vigil_loop_free drains: the poll events the turn
+ * also returns are dropped with the loop. */
+static int reap_wait(vigil_loop *loop)
+{
+    struct vigil__wait w = {-1, 0};
+    int r = loop->backend->turn(loop, loop->dirty, 0, &w);
+    return r < 0 && r != -EINTR && r != -ETIME && r != -EAGAIN && r != -EBUSY ? r : 0;
+}
+
+static void uring_fini(vigil_loop *loop, struct vigil__file *f)
+{
+    struct uring_state *st = f->es;
+    if (!st)
+        return;
+    /* Cancel what the kernel holds, then let the ring deliver every completion (a
+     * regular file's read finishes; a pipe's read is cancelled). The pool's memory and
+     * the callers' requests stay untouched after this returns. */
+    for (vigil_file_req *r = st->head; r; r = vigil__freq(r)->inext)
+        uring_cancel(loop, f, r);
+    while (st->head) {
+        if (reap_wait(loop) < 0)
+            break; /* the ring is broken: closing it (backend fini) ends the rest */
+    }
+    free(st);
+    f->es = NULL;
+}
+
+int vigil__file_uring_register_files(vigil_loop *loop, const int *fds, unsigned n)
+{
+    struct io_uring *ring = vigil__uring_ring(loop);
+    return ring ? io_uring_register_files(ring, fds, n) : -ENOSYS;
+}
+
+int vigil__file_uring_unregister_files(vigil_loop *loop)
+{
+    struct io_uring *ring = vigil__uring_ring(loop);
+    return ring ? io_uring_unregister_files(ring) : -ENOSYS;
+}
+
+int vigil__file_uring_register_buffers(vigil_loop *loop, const struct iovec *iov, unsigned n)
+{
+    struct io_uring *ring = vigil__uring_ring(loop);
+    return ring ? io_uring_register_buffers(ring, iov, n) : -ENOSYS;
+}
+
+int vigil__file_uring_unregister_buffers(vigil_loop *loop)
+{
+    struct io_uring *ring = vigil__uring_ring(loop);
+    return ring ? io_uring_unregister_buffers(ring) : -ENOSYS;
+}
+
+const struct vigil__file_engine vigil__file_engine_uring = {
+    .name = "uring",
+    .init = uring_init,
+    .fini = uring_fini,
+    .submit = uring_submit,
+    .cancel = uring_cancel,
+    .reap = NULL,
+};
+
+#else /* !VIGIL_HAVE_LIBURING: no ring, ever */
 
 static int uring_init(vigil_loop *loop, struct vigil__file *f)
 {
     (void)loop;
-    snprintf(f->reason, sizeof f->reason, "loop backend is %s", vigil_loop_backend(loop));
+    snprintf(f->reason, sizeof f->reason, "built without liburing");
     return -ENOSYS;
 }
 static void uring_fini(vigil_loop *loop, struct vigil__file *f) { (void)loop; (void)f; }
@@ -29,3 +242,4 @@ int vigil__file_uring_unregister_buffers(vigil_loop *loop) { (void)loop; return 
 const struct vigil__file_engine vigil__file_engine_uring = {
     .name = "uring", .init = uring_init, .fini = uring_fini, .submit = uring_submit, .cancel = uring_cancel,
 };
+#endif

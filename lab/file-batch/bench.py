@@ -1,0 +1,105 @@
+"""file-batch: the aio-stress shape (the 2011 patch "aio: allocate kiocbs in batches",
+measured with aio-stress -O -r 8 -d 256 -b 32): random reads, depth 256, submitted in
+groups of 1, 8 and 32, on three files made in the scratch folder:
+
+  written    8 KiB O_DIRECT reads of a file of real data (the virtual disk's speed shows)
+  unwritten  8 KiB O_DIRECT reads of unwritten extents: no device time, so this is the
+             pure submission + completion cost of each system
+  cached     512 B buffered reads of a page-cache-hot file
+
+Systems, one program each, alternated in rounds (the order rotates each round):
+  vigil      its io_uring engine (uring backend), its Linux AIO engine and its thread
+             pool, requests from vigil's pool; "registered" variants (vigil and
+             liburing) register the file and the buffers first
+  liburing   a hand-written liburing loop (one io_uring_submit per group)
+  libaio     a hand-written libaio loop (one io_submit per group, io_getevents)
+  libuv      uv_fs_read (libuv 1.44: its thread pool)
+Metrics: iops and cpu_ns_per_io (user + system of the whole process, per window of
+the measuring time; pooled over rounds by run.py), syscalls_per_io (separate counting
+runs under perf, count.py), and the pool micro-benchmark (ns to take and return a
+request, vs calloc/free).
+"""
+import os
+import sys
+
+NAME = "file-batch"
+TITLE = ("Random reads at depth 256 in groups of 1/8/32: 8 KiB O_DIRECT on a written file, on "
+         "unwritten extents (no device time: pure submission cost), 512 B from the page cache")
+SEED = ("2011: aio kiocbs allocated in batches: less lock time when 32 iocbs are submitted per "
+        "io_submit (aio-stress -O -r 8 -d 256 -b 32)")
+PARAMS = ("file", "batch")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON = sys.executable or "/usr/bin/python3"
+FILES = ("unwritten", "cached", "written")
+SYSTEMS = [  # (label, program, extra args)
+    ("vigil uring", "fb_vigil", ["--engine", "uring"]),
+    ("liburing", "fb_liburing", []),
+    ("vigil aio", "fb_vigil", ["--engine", "aio"]),
+    ("libaio", "fb_libaio", []),
+    ("vigil threads", "fb_vigil", ["--engine", "threads"]),
+    ("libuv", "fb_libuv", []),
+    ("vigil uring registered", "fb_vigil", ["--engine", "uring", "--registered", "1"]),
+    ("liburing registered", "fb_liburing", ["--registered", "1"]),
+]
+
+
+def plan(ctx):
+    rounds, ms = (1, 100) if ctx.quick else (3, 300)
+    have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
+    steps = [dict(cmd=[PYTHON, os.path.join(HERE, "prep.py"), ctx.tmp] + (["--quick"] if ctx.quick else []),
+                  label="make the files (written, unwritten, cached)", est_s=2 if ctx.quick else 8)]
+    steps.append(dict(cmd=["fb_pool"], label="pool vs calloc/free", est_s=0.5 if ctx.quick else 2))
+    for r in range(rounds):
+        for fi, f in enumerate(FILES):
+            k = (r + fi) % len(have) if have else 0
+            for label, prog, args in have[k:] + have[:k]:
+                steps.append(dict(cmd=[prog, "--path", os.path.join(ctx.tmp, f), "--file", f, "--batch", "1,8,32",
+                                       "--ms", str(ms)] + args,
+                                  label=f"round {r + 1}/{rounds}: {f}: {label}", est_s=3 * (ms * 1.2 + 30) / 1000))
+    n, batches = (3000, "32") if ctx.quick else (20000, "1,8,32")
+    specs = [":".join([label, prog] + args) for label, prog, args in have]
+    steps.append(dict(cmd=[PYTHON, os.path.join(HERE, "count.py"), ctx.bin, ctx.tmp, str(n), batches] + specs,
+                      label="count system calls per I/O (perf)", est_s=4 if ctx.quick else 60))
+    steps.append(dict(cmd=[PYTHON, os.path.join(HERE, "prep.py"), ctx.tmp, "--remove"], label="remove the files",
+                      est_s=0.5))
+    return steps
+
+
+def _series(r):
+    s = r["system"]
+    if r.get("engine"):
+        s += " " + r["engine"]
+    if r.get("registered"):
+        s += " reg"
+    return s
+
+
+def plot(rows, ax):
+    """IOPS by batch size, one line per system, one panel-column per file (drawn as
+    groups on one axis: unwritten, cached, written)."""
+    pts = {}
+    for r in rows:
+        if r.get("metric") != "iops":
+            continue
+        pts.setdefault((r["file"], _series(r)), []).append((int(r["batch"]), float(r["value"])))
+    files = [f for f in FILES if any(k[0] == f for k in pts)]
+    names = sorted({k[1] for k in pts})
+    colors = {}
+    cmap = ["#1f77b4", "#aec7e8", "#17becf", "#9edae5", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
+    for i, n in enumerate(names):
+        colors[n] = cmap[i % len(cmap)]
+    for fi, f in enumerate(files):
+        for n in names:
+            p = sorted(pts.get((f, n), []))
+            if not p:
+                continue
+            xs = [fi * 4 + {1: 0, 8: 1, 32: 2}.get(b, 0) for b, _ in p]
+            ax.plot(xs, [v / 1000 for _, v in p], marker="o", color=colors[n], label=n if fi == 0 else None)
+    ax.set_xticks([fi * 4 + j for fi in range(len(files)) for j in range(3)])
+    ax.set_xticklabels([f"{f}\nb={b}" if j == 1 else f"b={b}" for f in files for j, b in enumerate((1, 8, 32))],
+                       fontsize="small")
+    ax.set_ylabel("thousand IOPS (median of windows)")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="x-small", ncol=2)
+    ax.set_title("file-batch: IOPS by group size (unwritten = submission cost only)")
