@@ -24,7 +24,7 @@ SYSTEMS = [
 
 
 def plan(ctx):
-    rounds, ms = (1, 60) if ctx.quick else (6, 250)
+    rounds, ms = (1, 60) if ctx.quick else (15, 100)
     steps = []
     for r in range(rounds):
         for n in FDS:
