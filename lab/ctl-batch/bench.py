@@ -2,7 +2,9 @@
 
 Systems, each its own program, measured in rounds (A B C D E, then B C D E A, ...):
   kernel    one epoll_ctl(EPOLL_CTL_MOD) per change
-  liburing  hand-written: k IORING_OP_EPOLL_CTL SQEs, one io_uring_submit_and_wait(k)
+  liburing  hand-written: k IORING_OP_EPOLL_CTL SQEs, one io_uring_submit_and_wait(k);
+            and a second case, the same SQEs chained with IOSQE_IO_LINK on a
+            SINGLE_ISSUER|DEFER_TASKRUN ring: what "stop at the first failure" costs
   vigil     vigil_epoll_ctl_batch(), backend "uring" (one io_uring_enter) and "epoll"
             (one epoll_ctl per command), chosen by VIGIL_EPOLL1_PATH
   libuv     k uv_poll_start() + one uv_run(UV_RUN_NOWAIT): libuv 1.44 makes 2 epoll_ctl
@@ -26,6 +28,7 @@ KS = "1,8,32,256"
 SYSTEMS = [  # (label, program, env)
     ("kernel epoll_ctl", "ctl_batch_kernel", None),
     ("liburing EPOLL_CTL", "ctl_batch_liburing", None),
+    ("liburing EPOLL_CTL linked", "ctl_batch_liburing", {"LAB_URING_LINK": "1", "LAB_URING_FLAGS": "0x3000"}),
     ("vigil uring", "ctl_batch_vigil", {"VIGIL_EPOLL1_PATH": "uring"}),
     ("vigil epoll", "ctl_batch_vigil", {"VIGIL_EPOLL1_PATH": "epoll"}),
     ("libuv", "ctl_batch_libuv", None),

@@ -16,6 +16,11 @@ static int ring_up;
 /* The kernel copies each epoll_event when it prepares the SQE (at submit), so one
  * array reused batch after batch is enough. */
 static struct epoll_event evs[CTLB_MAXK];
+/* LAB_URING_LINK=1 chains the SQEs with IOSQE_IO_LINK, as a batch that must stop at its
+ * first failure has to: the record's case says so, to price the link apart. */
+static int chain;
+static unsigned setup_flags;
+static char json[160];
 
 static int sys_init(int n, const int *rfd)
 {
@@ -32,12 +37,19 @@ static int sys_init(int n, const int *rfd)
         }
     }
     const char *fl = getenv("LAB_URING_FLAGS");
-    int r = io_uring_queue_init(CTLB_MAXK, &ring, fl ? (unsigned)strtoul(fl, NULL, 0) : 0);
+    setup_flags = fl ? (unsigned)strtoul(fl, NULL, 0) : 0;
+    int r = io_uring_queue_init(CTLB_MAXK, &ring, setup_flags);
     if (r < 0) {
         fprintf(stderr, "skip: io_uring_queue_init: %s\n", strerror(-r));
         return 77;
     }
     ring_up = 1;
+    chain = getenv("LAB_URING_LINK") && atoi(getenv("LAB_URING_LINK")) != 0;
+    if (chain || setup_flags)
+        snprintf(json, sizeof json, "\"system\":\"liburing\",\"case\":\"IORING_OP_EPOLL_CTL%s, setup flags 0x%x\"",
+                 chain ? " linked (IOSQE_IO_LINK)" : "", setup_flags);
+    else
+        snprintf(json, sizeof json, "\"system\":\"liburing\",\"case\":\"IORING_OP_EPOLL_CTL\"");
     struct io_uring_probe *p = io_uring_get_probe_ring(&ring);
     int ok = p && io_uring_opcode_supported(p, IORING_OP_EPOLL_CTL);
     if (p)
@@ -57,6 +69,8 @@ static int sys_batch(const int *rfd, int k, int on)
         evs[i].data.u64 = (uint64_t)i;
         io_uring_prep_epoll_ctl(sqe, epfd, rfd[i], EPOLL_CTL_MOD, &evs[i]);
         sqe->user_data = (uint64_t)i;
+        if (chain && i + 1 < k)
+            sqe->flags |= IOSQE_IO_LINK;
     }
     int r = io_uring_submit_and_wait(&ring, (unsigned)k);
     if (r < 0)
@@ -85,5 +99,5 @@ static void sys_fini(void)
 
 static const char *sys_json(void)
 {
-    return "\"system\":\"liburing\",\"case\":\"IORING_OP_EPOLL_CTL\"";
+    return json;
 }

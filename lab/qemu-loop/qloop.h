@@ -3,7 +3,7 @@
  *
  * The workload (2015, QEMU's main loop): n pipe read ends are watched for reading. Each
  * turn,
- *   1. the benchmark makes one fd ready: one byte into pipe r = t mod n (not timed);
+ *   1. one fd becomes ready: the benchmark writes one byte into pipe r = t mod n;
  *   2. the program changes the interest of 4 fds (a rotating window): each toggles
  *      between READ and READ|WRITE. A pipe's read end is never writable, so the change
  *      is real work for every system (an epoll_ctl, a pollfd patch, ...) yet never makes
@@ -12,8 +12,13 @@
  *      timer is always pending, so every wait carries a timeout: the raw calls pass
  *      QL_TIMEOUT_S, the libraries get a timer QL_TIMEOUT_S away (it never fires
  *      during a run).
- * A sample is the time of 2 + 3, one per turn. The driver checks that exactly one
- * callback ran per turn (a turn that missed its fd would measure nothing).
+ * A sample is the time of 1 + 2 + 3, one per turn. The write is timed because systems
+ * do part of their work when an fd becomes ready, in the writer's context: epoll's
+ * ready-list callback, and io_uring's poll completion, which runs as task work on the
+ * return from write() when the ring has neither DEFER_TASKRUN nor a waiting task. Left
+ * out, that work would vanish from some systems' turns and not others'. The driver
+ * checks that exactly one callback ran per turn (a turn that missed its fd would
+ * measure nothing).
  *
  *   prog --fds 15,85,200 --ms 300 --samples FILE      timed, ms per n, histogram appended
  *   prog --fds 15,85,200 --count 200 --samples FILE   counting run (under strace -f)
@@ -69,12 +74,12 @@ static struct sh_hist ql_hist;
 static int ql_turn(struct ql *q, long t, int64_t *ns)
 {
     int r = (int)(t % q->n);
+    long before = q->got;
+    int64_t t0 = bench_now_ns();
     if (write(q->wfd[r], "x", 1) != 1) {
         perror("write");
         return -1;
     }
-    long before = q->got;
-    int64_t t0 = bench_now_ns();
     for (int j = 0; j < QL_CHANGES; j++) {
         int i = (int)((t * QL_CHANGES + j) % q->n);
         q->wr[i] ^= 1;
