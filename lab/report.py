@@ -204,6 +204,7 @@ def main(argv):
              "<a href='run.log'>run.log</a>.</p>")
     if status.get("interrupted"):
         h.append("<p class=fail>This run was interrupted: some benchmarks are missing or partial.</p>")
+    h.append("<p>" + " &middot; ".join(f"<a href='#{html.escape(n)}'>{html.escape(n)}</a>" for n in order) + "</p>")
     if not plt:
         h.append("<p class=fail>matplotlib is missing (apt-get install python3-matplotlib): tables only.</p>")
 
