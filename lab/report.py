@@ -192,6 +192,8 @@ def main(argv):
          f"<style>{CSS}</style><h1>vigil lab report</h1><table class=meta>"]
     for k, label in (("machine", "Machine"), ("kernel", "Kernel"), ("date", "Date (UTC)"), ("run", "Run id")):
         h.append(f"<tr><td>{label}</td><td><b>{html.escape(str(meta.get(k, '?')))}</b></td></tr>")
+    if status.get("commit"):
+        h.append(f"<tr><td>Source</td><td><b>{html.escape(status['commit'])}</b></td></tr>")
     if status.get("load_start") is not None:
         h.append(f"<tr><td>Load average</td><td><b>{status['load_start']:.1f}</b> at the start, "
                  f"<b>{status.get('load_end') or 0:.1f}</b> at the end (1 min, {os.cpu_count()} CPUs; "

@@ -82,6 +82,19 @@ def machine_id():
     return f"{model}, {cores} cores"
 
 
+def source_commit():
+    """The commit the programs were built from, "+changes" when the tree differs from it."""
+    try:
+        root = os.path.dirname(LAB)
+        c = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
+                           text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return (c + ("+changes" if dirty else "")) or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def loadavg():
     """The 1-minute load average: how busy the shared machine was (p99s show it)."""
     try:
@@ -440,7 +453,8 @@ def main(argv):
     prog = Progress(total_est)
     prog.say(f"lab: run {meta['run']} on {meta['machine']}, kernel {meta['kernel']}; "
              f"{len(plans)} benchmark(s), ~{hms(total_est)} estimated{' (quick)' if a.quick else ''}")
-    status = {"meta": meta, "quick": a.quick, "benchmarks": [], "load_start": loadavg()}
+    status = {"meta": meta, "quick": a.quick, "benchmarks": [], "load_start": loadavg(),
+              "commit": source_commit()}
     failed = 0
     raw = []
 
