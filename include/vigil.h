@@ -187,23 +187,33 @@ VIGIL_EXPORT int vigil_io_active(const vigil_io *w);
  * Never early: a callback runs only once a clock read taken after the wait shows its
  * deadline reached, in every mode and on every backend.
  *
- * Default mode: the loop sleeps until the deadline. How late it wakes is the kernel's
- * wake-up latency plus the thread's timer slack: the kernel may delay a sleeping thread's
+ * Default mode: the loop sleeps until the deadline less a small compensation, the
+ * constant part of the kernel's wake-up latency as this loop observes it (the p10 of its
+ * recent sleeps' lateness, at most 10 us), and if it wakes before the deadline it spins
+ * on the vDSO clock for the rest. Nine wake-ups in ten still arrive after the deadline
+ * and spin not at all; the median error drops by that constant part for well under
+ * 1 us of CPU per wake-up on average (a delay shorter than the compensation is spun
+ * outright, which is cheaper than entering the kernel). BOOTTIME and REALTIME timers
+ * in default mode wake at the deadline itself (their timerfd), uncompensated. The rest
+ * of the error is the kernel's wake-up latency plus the thread's timer slack: the
+ * kernel may delay a sleeping thread's
  * wake-up by up to its slack (50 us by default) to merge wake-ups and save power. vigil
  * sets the loop thread's slack to 1 ns unless vigil_loop_options.timer_slack_ns says
  * otherwise; that applies to every sleep of that thread (nanosleep, poll, futex waits
  * in other libraries too) and costs a few more distinct wake-ups on an idle machine.
- * Expect a median error of about 5-15 us in a VM (the lab's timer-error on a 2-core
- * KVM guest), and the kernel's own wake-up latency on bare metal, typically a few us
- * (the 2008 hrtimer patch measured about 4; not measured by this project), with p99
- * tails of tens of us, hundreds on a busy or oversubscribed host. No CPU is spent
- * while waiting.
+ * A raw epoll_pwait2 with 1 ns slack wakes a median 5-15 us late in a VM (the lab's
+ * timer-error on a 2-core KVM guest); on bare metal the kernel's wake-up latency is
+ * typically a few us (the 2008 hrtimer patch measured about 4; not measured by this
+ * project). vigil's default mode takes the constant part of that off (see the lab for
+ * its figures); p99 tails stay the kernel's: tens of us, hundreds on a busy or
+ * oversubscribed host. No CPU is spent while sleeping.
  *
  * Precise mode (VIGIL_TIMER_PRECISE on a timer, or VIGIL_LOOP_PRECISE for all of a
  * loop's timers): the loop sleeps until deadline - margin and spins on the vDSO clock
  * (no system call) for the rest, then runs the callback: median error well under 1 us.
- * The margin is learned from how late this loop's recent sleeps woke (about their p75,
- * raised so that the p99 sleep wakes at most 10 us past it) and never exceeds
+ * The margin is learned from how late this loop's recent sleeps woke (their p75 plus
+ * 2 us, raised so that the p99 sleep wakes at most 10 us past it, but never more than
+ * doubled for a tail of scheduling delays) and never exceeds
  * vigil_loop_options.precise_budget_ns (default 200 us): the CPU one wake-up may spend
  * spinning. A precise wake-up thus costs about the margin in CPU (a few us to tens of
  * us in a VM), and an fd event that arrives during the spin waits for it to end (the
