@@ -43,6 +43,8 @@ struct vigil__freq {
     uint8_t route;              /* VIGIL__ROUTE_* */
     uint8_t cancel;             /* vigil_file_cancel asked */
     uint8_t retries;            /* EAGAIN/EINTR retries so far */
+    uint8_t pooled;             /* lives in a pool chunk (found there at free) */
+    uint8_t pad_[3];
     int64_t res;                /* result carried from where it ended to the loop */
     vigil_file_req *inext, *iprev; /* io_uring: the list of requests in the kernel */
     struct iocb iocb;           /* Linux AIO control block: must outlive the request */
@@ -65,6 +67,13 @@ static inline vigil_file_req *vigil__freq_req(struct vigil__freq *p)
 #define VIGIL__FILE_RETRIES 64
 /* The kernel's MAX_RW_COUNT: a longer read or write is short anyway. */
 #define VIGIL__FILE_MAX_RW 0x7ffff000u
+
+/* The pool's unit of allocation: a refill takes POOL_BATCH requests at once. */
+#define VIGIL__POOL_BATCH 32
+struct vigil__pool_chunk {
+    struct vigil__pool_chunk *next;
+    vigil_file_req reqs[VIGIL__POOL_BATCH];
+};
 
 struct vigil__file;
 
@@ -98,7 +107,7 @@ struct vigil__file {
 
     /* the pool: free list of idle requests, and the chunks they live in */
     vigil_file_req *free_list;
-    void *chunks;
+    struct vigil__pool_chunk *chunks;
 
     /* registered files (index -> fd) and whether buffers are registered */
     int *fixed;
@@ -115,9 +124,23 @@ struct vigil__file {
     void *aio;                 /* AIO state when the engine is aio */
 };
 
+/* Ends a request in the loop thread: runs its callback (retries are the caller's).
+ * Inline: it is on every request's path. */
+static inline void vigil__file_complete(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req, int64_t res)
+{
+    struct vigil__freq *fr = vigil__freq(req);
+    fr->state = VIGIL__FREQ_IDLE;
+    fr->route = VIGIL__ROUTE_NONE;
+    f->inflight--;
+    loop->active--;
+    req->result = res;
+    /* Counted as a callback: vigil_loop_free from inside it is refused (-EBUSY). */
+    loop->in_callback++;
+    req->cb(loop, req, res);
+    loop->in_callback--;
+}
+
 /* file.c */
-/* Ends a request in the loop thread: runs its callback (retries are the caller's). */
-void vigil__file_complete(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req, int64_t res);
 /* Ends a request later, from any thread: done stack + doorbell. */
 void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res);
 /* Sets up the doorbell (idempotent). */

@@ -7,8 +7,10 @@
  * a VIGIL_FILE_FIXED_FILE request skips the per-request file lookup, a
  * VIGIL_FILE_FIXED_BUF one the per-request page pinning of O_DIRECT.
  *
- * Requests in the kernel are on a list (f->es) so that vigil_loop_free can cancel them
- * and wait for each completion before the pool's memory goes.
+ * vigil_loop_free cancels every request in the kernel and waits for each completion
+ * before the pool's memory goes. Pool requests are found in the pool's chunks; the
+ * caller's own requests are kept on a list (f->es) -- so the pool's steady state pays
+ * for no list at all.
  */
 #include "file_int.h"
 
@@ -22,7 +24,8 @@
 #define container_of_op(p) ((struct vigil__freq *)(void *)((char *)(p) - offsetof(struct vigil__freq, uop)))
 
 struct uring_state {
-    vigil_file_req *head; /* requests in the kernel (inext/iprev) */
+    vigil_file_req *head; /* the caller's requests in the kernel (inext/iprev) */
+    unsigned nkernel;     /* all requests in the kernel */
 };
 
 static void uring_complete(struct vigil_loop *loop, struct vigil__uring_op *op, int32_t res, uint32_t cqe_flags);
@@ -49,11 +52,23 @@ static void list_del(struct uring_state *st, vigil_file_req *req)
     fr->inext = fr->iprev = NULL;
 }
 
+/* vigil__uring_sqe(), inlined for the hot path: the engine runs only on the uring
+ * backend, whose state is loop->bk. */
+static inline struct io_uring_sqe *get_sqe(vigil_loop *loop)
+{
+    struct vigil__uring *u = loop->bk;
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+    if (!sqe)
+        return vigil__uring_sqe(loop); /* SQ ring full: it submits first */
+    u->inflight++; /* the backend's count of ops in flight, as vigil__uring_sqe keeps */
+    return sqe;
+}
+
 /* Fills an SQE for req. False when the loop has no ring (cannot happen once the
  * engine runs: it needs the uring backend). */
 static bool queue(vigil_loop *loop, vigil_file_req *req)
 {
-    struct io_uring_sqe *sqe = vigil__uring_sqe(loop);
+    struct io_uring_sqe *sqe = get_sqe(loop);
     if (!sqe)
         return false;
     struct vigil__freq *fr = vigil__freq(req);
@@ -117,7 +132,9 @@ static void uring_complete(struct vigil_loop *loop, struct vigil__uring_op *op, 
         if (queue(loop, req))
             return;
     }
-    list_del(st, req);
+    if (!fr->pooled)
+        list_del(st, req);
+    st->nkernel--;
     vigil__file_complete(loop, f, req, res);
 }
 
@@ -125,9 +142,11 @@ static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req
 {
     struct uring_state *st = f->es;
     for (int i = 0; i < n; i++) {
-        if (queue(loop, reqs[i]))
-            list_add(st, reqs[i]);
-        else
+        if (queue(loop, reqs[i])) {
+            st->nkernel++;
+            if (!vigil__freq(reqs[i])->pooled)
+                list_add(st, reqs[i]);
+        } else
             fail_later(loop, f, reqs[i]);
     }
 }
@@ -175,7 +194,12 @@ static void uring_fini(vigil_loop *loop, struct vigil__file *f)
      * the callers' requests stay untouched after this returns. */
     for (vigil_file_req *r = st->head; r; r = vigil__freq(r)->inext)
         uring_cancel(loop, f, r);
-    while (st->head) {
+    for (struct vigil__pool_chunk *c = f->chunks; c; c = c->next)
+        for (int i = 0; i < VIGIL__POOL_BATCH; i++)
+            if (vigil__freq(&c->reqs[i])->route == VIGIL__ROUTE_URING &&
+                vigil__freq(&c->reqs[i])->state == VIGIL__FREQ_INFLIGHT)
+                uring_cancel(loop, f, &c->reqs[i]);
+    while (st->nkernel) {
         if (reap_wait(loop) < 0)
             break; /* the ring is broken: closing it (backend fini) ends the rest */
     }

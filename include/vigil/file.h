@@ -118,7 +118,8 @@ VIGIL_EXPORT const char *vigil_file_engine_reason(vigil_loop *loop);
 /* The pool: a zeroed idle request, or NULL when memory runs out. The pool grows 32
  * requests at a time and gives memory back only at vigil_loop_free. */
 VIGIL_EXPORT vigil_file_req *vigil_file_req_get(vigil_loop *loop);
-/* Returns a request taken with vigil_file_req_get (idle: not in flight). */
+/* Returns a request taken with vigil_file_req_get. A request in flight, or one that is
+ * not the pool's, is left alone. */
 VIGIL_EXPORT void vigil_file_req_put(vigil_loop *loop, vigil_file_req *req);
 
 /* Starts n prepared requests with as few system calls as the engine allows (one

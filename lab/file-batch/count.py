@@ -62,7 +62,7 @@ def main():
                     failed = 1
                     continue
                 rec = {"bench": "file-batch", "system": label.split()[0],
-                       "case": "8k O_DIRECT random read" if f != "cached" else "512B buffered random read",
+                       "case": "random read",
                        "metric": "syscalls_per_io", "value": round(max(c2 - c1, 0) / n, 4),
                        "file": f, "batch": int(b), "depth": 256, "bs": 512 if f == "cached" else 8192}
                 if keys:  # the program's own case and keys (engine, backend)

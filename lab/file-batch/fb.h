@@ -189,12 +189,11 @@ static inline void fb_drain(struct fb *fb)
         sys_wait(fb);
 }
 
+/* The case names the shape; the file key says which file (and so 8 KiB O_DIRECT or
+ * 512 B buffered: the "bs" key). */
 static inline const char *fb_case(struct fb *fb)
 {
-    if (fb->registered)
-        return fb->direct ? "8k O_DIRECT random read, registered file+buffers"
-                          : "512B buffered random read, registered file+buffers";
-    return fb->direct ? "8k O_DIRECT random read" : "512B buffered random read";
+    return fb->registered ? "random read, registered file+buffers" : "random read";
 }
 
 static inline void fb_emit(struct fb *fb, const char *metric, double *v, long n)
