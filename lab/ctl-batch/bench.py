@@ -71,21 +71,49 @@ def plan(ctx):
 
 def _name(r):
     if r.get("backend"):
-        return f"{r['system']} ({r['backend']})"
+        return f"{r['system']} ({r['backend']} path)"
+    if r["system"] == "liburing":
+        return "liburing, linked" if "linked" in r["case"] else "liburing"
     return f"{r['system']} {r['case']}" if r["system"] == "kernel" else r["system"]
 
 
+def _colors(series, system_of):
+    """The report's colors (vigil blues, raw calls greys, a peer its own) when report.py
+    is the program drawing; matplotlib's own otherwise."""
+    sc = getattr(sys.modules.get("__main__"), "series_colors", None)
+    if sc is None:
+        return {}
+    try:
+        return sc(list(series), system_of)
+    except Exception:
+        return {}
+
+
+def _ticks(ax, at, lo, hi):
+    at = [t for t in at if lo / 1.5 <= t <= hi * 1.5]
+    ax.set_yticks(at)
+    ax.set_yticklabels([f"{t:g}" for t in at])
+    ax.minorticks_off()
+
+
 def plot(rows, ax):
-    series = {}
+    series, system_of = {}, {}
     for r in rows:
         if r.get("metric") == "ns_per_change":
+            system_of[_name(r)] = r["system"]
             series.setdefault(_name(r), []).append((int(r["changes"]), float(r["value"]), float(r.get("p99", r["value"]))))
+    colors = _colors(sorted(series), system_of)
+    ys = [p[1] for pts in series.values() for p in pts] or [1.0]
     for name, pts in sorted(series.items()):
         pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name, color=colors.get(name))
     ax.set_xscale("log", base=2)
+    ks = sorted({p[0] for pts in series.values() for p in pts})
+    ax.set_xticks(ks)
+    ax.set_xticklabels([str(k) for k in ks])
     ax.set_xlabel("interest changes per batch (k)")
-    ax.set_ylabel("ns per change (median over batches)")
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize="small")
+    ax.set_ylabel("ns per change (median over batches, log)")
+    ax.set_yscale("log")
+    _ticks(ax, [100, 200, 300, 500, 1000, 2000, 5000], min(ys), max(ys))
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title("ctl-batch: cost of one interest change, by batch size")

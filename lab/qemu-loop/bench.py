@@ -78,20 +78,45 @@ def plan(ctx):
 def _name(r):
     if r.get("backend"):
         return f"{r['system']} ({r['backend']})"
+    if r["system"] == "liburing":
+        return "liburing, poll SQEs" if "poll" in r["case"] else "liburing, EPOLL_CTL+WAIT SQEs"
     return f"{r['system']} {r['case']}" if r["system"] == "kernel" else r["system"]
 
 
+def _colors(series, system_of):
+    """The report's colors (vigil blues, raw calls greys, a peer its own) when report.py
+    is the program drawing; matplotlib's own otherwise."""
+    sc = getattr(sys.modules.get("__main__"), "series_colors", None)
+    if sc is None:
+        return {}
+    try:
+        return sc(list(series), system_of)
+    except Exception:
+        return {}
+
+
+def _ticks(ax, at, lo, hi):
+    at = [t for t in at if lo / 1.5 <= t <= hi * 1.5]
+    ax.set_yticks(at)
+    ax.set_yticklabels([f"{t:g}" for t in at])
+    ax.minorticks_off()
+
+
 def plot(rows, ax):
-    series = {}
+    series, system_of = {}, {}
     for r in rows:
         if r.get("metric") == "ns_per_turn":
+            system_of[_name(r)] = r["system"]
             series.setdefault(_name(r), []).append((int(r["fds"]), float(r["value"]) / 1000))
+    colors = _colors(sorted(series), system_of)
+    ys = [p[1] for pts in series.values() for p in pts] or [1.0]
     for name, pts in sorted(series.items()):
         pts.sort()
         style = "-" if name.startswith("vigil") else "--"
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", label=name)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", label=name, color=colors.get(name))
     ax.set_xlabel("fds watched (4 interest changes, 1 ready fd per turn)")
-    ax.set_ylabel("us per turn (median)")
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize="small")
+    ax.set_ylabel("us per turn (median, log)")
+    ax.set_yscale("log")
+    _ticks(ax, [1, 1.5, 2, 3, 5, 10, 20, 50], min(ys), max(ys))
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title("qemu-loop: cost of one turn by number of fds (seed: ppoll grows, batching stays flat)")
