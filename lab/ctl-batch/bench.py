@@ -34,7 +34,7 @@ SYSTEMS = [  # (label, program, env)
     ("libuv", "ctl_batch_libuv", None),
 ]
 PYTHON = sys.executable or "/usr/bin/python3"
-STRACE = "/usr/bin/strace"
+COLLECT = os.path.join(HERE, "collect.py")
 
 
 def plan(ctx):
@@ -53,18 +53,17 @@ def plan(ctx):
                 step["env"] = env
             steps.append(step)
     pairs = []
-    if os.path.exists(STRACE):
-        for i, (label, prog, env) in enumerate(have):
-            desc = os.path.join(ctx.tmp, f"{tag}.count{i}")
-            trace = os.path.join(ctx.tmp, f"{tag}.strace{i}")
-            pairs.append(f"{desc}:{trace}")
-            step = dict(cmd=[STRACE, "-f", "-qq", "-s", "64", "-o", trace, os.path.join(ctx.bin, prog),
-                             "--k", KS, "--count", "20", "--samples", desc],
-                        label=f"count system calls: {label}", est_s=1)
-            if env:
-                step["env"] = env
-            steps.append(step)
-    steps.append(dict(cmd=[PYTHON, os.path.join(HERE, "collect.py"), NAME, samples] + pairs,
+    for i, (label, prog, env) in enumerate(have):
+        desc = os.path.join(ctx.tmp, f"{tag}.count{i}")
+        trace = os.path.join(ctx.tmp, f"{tag}.strace{i}")
+        pairs.append(f"{desc}:{trace}")
+        step = dict(cmd=[PYTHON, COLLECT, "trace", trace, os.path.join(ctx.bin, prog),
+                         "--k", KS, "--count", "20", "--samples", desc],
+                    label=f"count system calls: {label}", est_s=1)
+        if env:
+            step["env"] = env
+        steps.append(step)
+    steps.append(dict(cmd=[PYTHON, COLLECT, NAME, samples] + pairs,
                       label="merge rounds, count calls", est_s=1))
     return steps
 

@@ -2,12 +2,17 @@
 """Merge the rounds of a 2015 benchmark (ctl-batch, qemu-loop) and print its records.
 
 Usage: collect.py BENCH SAMPLES [DESC:STRACE ...]
+       collect.py trace STRACE PROGRAM ARGS...    (a counting run, see below)
 
 SAMPLES holds the histogram blocks the timed runs appended (see series.h). Each
 DESC:STRACE pair is one counting run: DESC says what each marked series is and which fds
 are the benchmark's own, STRACE is `strace -f -qq -s 64 -o STRACE prog --count ...`.
 Every input file is removed after it is read, so a scratch folder never mixes runs.
 Records go to stdout (one JSON line each), diagnostics to stderr.
+
+`trace` runs PROGRAM under strace into STRACE and exits with the program's status, or
+77 (a skip, with the reason on stderr) where strace is missing or may not trace (ptrace
+refused in a container): a machine without it still gets its timed figures.
 """
 import json
 import os
@@ -121,7 +126,27 @@ def counted(bench, desc_path, strace_path):
     return out
 
 
+STRACE = "/usr/bin/strace"
+
+
+def run_traced(out, cmd):
+    import shutil
+    import subprocess
+    exe = STRACE if os.path.exists(STRACE) else shutil.which("strace")
+    if not exe:
+        print("skip: strace is not installed (syscall counts need it)", file=sys.stderr)
+        return 77
+    p = subprocess.run([exe, "-f", "-qq", "-s", "64", "-o", out] + cmd, stderr=subprocess.PIPE, text=True)
+    sys.stderr.write(p.stderr)
+    if p.returncode != 0 and "strace:" in p.stderr and (not os.path.exists(out) or os.path.getsize(out) == 0):
+        print(f"skip: strace cannot trace here: {p.stderr.strip().splitlines()[-1]}", file=sys.stderr)
+        return 77
+    return p.returncode
+
+
 def main(argv):
+    if len(argv) >= 4 and argv[1] == "trace":
+        return run_traced(argv[2], argv[3:])
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2

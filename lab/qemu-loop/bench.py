@@ -47,7 +47,6 @@ SYSTEMS = [  # (label, argv)
     ("libevent", ["qemu_loop_libevent"]),
 ]
 PYTHON = sys.executable or "/usr/bin/python3"
-STRACE = "/usr/bin/strace"
 
 
 def plan(ctx):
@@ -63,14 +62,13 @@ def plan(ctx):
             steps.append(dict(cmd=argv + ["--fds", FDS, "--ms", str(ms), "--samples", samples],
                               label=f"round {r + 1}/{rounds}: {label}", est_s=nfds * ms / 1000 + 0.05))
     pairs = []
-    if os.path.exists(STRACE):
-        for i, (label, argv) in enumerate(have):
-            desc = os.path.join(ctx.tmp, f"{tag}.count{i}")
-            trace = os.path.join(ctx.tmp, f"{tag}.strace{i}")
-            pairs.append(f"{desc}:{trace}")
-            steps.append(dict(cmd=[STRACE, "-f", "-qq", "-s", "64", "-o", trace, os.path.join(ctx.bin, argv[0])]
-                              + argv[1:] + ["--fds", FDS, "--count", str(count), "--samples", desc],
-                              label=f"count system calls: {label}", est_s=0.5 if ctx.quick else 1.5))
+    for i, (label, argv) in enumerate(have):
+        desc = os.path.join(ctx.tmp, f"{tag}.count{i}")
+        trace = os.path.join(ctx.tmp, f"{tag}.strace{i}")
+        pairs.append(f"{desc}:{trace}")
+        steps.append(dict(cmd=[PYTHON, COLLECT, "trace", trace, os.path.join(ctx.bin, argv[0])]
+                          + argv[1:] + ["--fds", FDS, "--count", str(count), "--samples", desc],
+                          label=f"count system calls: {label}", est_s=0.5 if ctx.quick else 1.5))
     steps.append(dict(cmd=[PYTHON, COLLECT, NAME, samples] + pairs, label="merge rounds, count calls", est_s=1))
     return steps
 
