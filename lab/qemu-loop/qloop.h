@@ -5,9 +5,14 @@
  * turn,
  *   1. one fd becomes ready: the benchmark writes one byte into pipe r = t mod n;
  *   2. the program changes the interest of 4 fds (a rotating window): each toggles
- *      between READ and READ|WRITE. A pipe's read end is never writable, so the change
- *      is real work for every system (an epoll_ctl, a pollfd patch, ...) yet never makes
- *      a second fd ready;
+ *      between READ and READ|WRITE. A pipe's read end is never writable, so a change
+ *      never makes a second fd ready. How much of a change reaches the kernel is each
+ *      system's business: the raw calls, libuv, libev and libevent send every one;
+ *      vigil's uring backend does not send a change that only drops bits (lazy
+ *      narrowing), and as the dropped WRITE never fires here, the kernel's mask stays
+ *      READ|WRITE and most widenings need nothing either: this workload is that
+ *      trick's best case (QEMU's changes are like it: handlers set and cleared on
+ *      idle fds);
  *   3. one loop turn: wait and dispatch; the callback reads the byte. As in QEMU, a
  *      timer is always pending, so every wait carries a timeout: the raw calls pass
  *      QL_TIMEOUT_S, the libraries get a timer QL_TIMEOUT_S away (it never fires
