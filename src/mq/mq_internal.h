@@ -5,8 +5,8 @@
  * Layout of a segment (all offsets fixed by maxmsg and msgsize, recomputed and compared
  * at attach; nothing geometric is ever re-read from the segment after that):
  *
- *   hdr     identity (magic, version, geometry), the robust lock, the queue state
- *           guarded by it, the two-level priority bitmap, the notification record
+ *   hdr     identity (magic, version, geometry), the lock, the queue state guarded
+ *           by it, the three-level priority bitmap, the notification record
  *   recs    VIGIL__MQ_NREC waiter records (one per blocked sender or receiver)
  *   heads   MQ_PRIO_MAX {head, tail} slot lists, one FIFO per priority
  *   slots   maxmsg message slots of `stride` bytes: {next, len, prio, mark, data}
@@ -45,7 +45,8 @@ struct vigil__mq_rec {
     uint32_t kind;           /* VIGIL__REC_RECV / SEND */
     uint32_t ticket;         /* FIFO order among waiters */
     uint32_t slot;           /* READY receiver: the handed-off slot (index + 1) */
-    uint32_t pad_[4];
+    _Atomic uint32_t sleeping; /* the waiter is (about to be) in FUTEX_WAIT: wake it */
+    uint32_t pad_[3];
 };
 
 struct vigil__mq_head {
@@ -69,15 +70,21 @@ struct vigil__mq_hdr {
     uint32_t maxmsg, msgsize, stride, nrec;
     uint64_t off_recs, off_heads, off_slots;
 
-    alignas(64) pthread_mutex_t lock; /* robust, process-shared */
+    /* The queue lock (see queue.c, LOCKING): 0 free, else the owner's thread id. */
+    alignas(64) _Atomic uint32_t lockw;
+    _Atomic uint32_t lock_waiters; /* threads in FUTEX_WAIT on lockw */
+    uint32_t broken;         /* recovery found the structure corrupt: EBADMSG forever */
 
     /* queue state, guarded by lock */
-    alignas(64) uint32_t curmsgs;
+    uint32_t curmsgs;
     uint32_t free_head;      /* free slot list (index + 1) */
     uint32_t fresh;          /* slots [fresh, maxmsg) were never used */
     uint32_t nrec_busy;      /* records not FREE: 0 keeps send/receive off the scan */
     uint32_t ticket;
     uint32_t epoch;          /* recovery counter, the mark of in-use slots */
+    uint32_t top_prio;       /* curmsgs > 0: the highest non-empty priority, */
+    uint32_t top_ref;        /* and its list head: the next message to receive */
+    uint64_t top2;           /* bit t: top[t] != 0 */
     uint64_t top[VIGIL__MQ_NPRIO / 64 / 64]; /* bit w: lvl[w] != 0 */
 
     /* notification, guarded by lock */
@@ -85,6 +92,8 @@ struct vigil__mq_hdr {
     int32_t notify_kind;     /* SIGEV_* */
     int32_t notify_signo;
     uint32_t spare_waiters;  /* threads blocked without a record (all were taken) */
+    uint32_t rec_hwm;        /* records [rec_hwm, NREC) were never taken: scans stop here */
+    uint32_t pad1_;
     uint64_t notify_value;   /* sigval */
     uint64_t notify_token;   /* identifies one registration */
     uint64_t fired_token;    /* the registration that fired last */

@@ -2,14 +2,28 @@
  * and crash recovery. The POSIX front (names, descriptors, notify delivery) is posix.c.
  *
  * LOCKING
- *   hdr->lock, a robust process-shared pthread mutex, guards everything in the segment
- *   except the message bytes of a slot handed to a waiting receiver (owned by that
- *   receiver until it frees the slot under the lock) and the futex words, which are
- *   only ever woken/waited on. Each waiter record has its own robust mutex, held by the
- *   waiting thread for as long as the record is not FREE: a trylock that succeeds (or
- *   reports EOWNERDEAD) proves the waiter gone, so a dead waiter never swallows a
- *   message or a wake-up. Lock order: hdr->lock, then a record's m (only trylock).
- *
+ *   hdr->lockw guards everything in the segment except the message bytes of a slot
+ *   handed to a waiting receiver (owned by that receiver until it frees the slot under
+ *   the lock) and the futex words, which are only ever woken/waited on.
+ *   The lock word holds the owner's thread id. Taking it is one compare-and-swap;
+ *   releasing it is one release store plus a read of lock_waiters (a futex wake only
+ *   when someone sleeps). A waiter spins, then yields, then sleeps on the word in
+ *   short FUTEX_WAITs; between sleeps it asks the kernel whether the owner thread
+ *   still exists (kill(tid, 0)): if not, it takes the lock over with a compare-and-swap
+ *   from the dead id and settles the dead owner's half-done operation (recover()).
+ *   This is cheaper than a robust pthread mutex on the hot path (no robust-list
+ *   bookkeeping, no atomic on release) and needs no cooperation from the dying
+ *   process; it needs the processes that share a queue to share a PID namespace (so
+ *   thread ids mean the same thing) and relies on thread ids not being reused within
+ *   the few milliseconds of a check (Linux hands them out cyclically).
+ *   The release store may pass the read of lock_waiters (x86 store->load order): a
+ *   thread that just went to sleep can miss its wake; it then sleeps one short
+ *   timeout (LOCK_SLEEP_NS), never forever.
+ *   Each waiter record has a robust pthread mutex, held by the waiting thread for as
+ *   long as the record is not FREE: a trylock that succeeds (or reports EOWNERDEAD)
+ *   proves the waiter gone, so a dead waiter never swallows a message or a wake-up.
+ *   Lock order: hdr->lockw, then a record's m (only ever trylocked under lockw).
+
  * COMMIT POINTS (what survives a SIGKILL anywhere)
  *   Every operation changes the message structure with exactly one store, made under
  *   the lock after everything it publishes is in place:
@@ -18,7 +32,7 @@
  *     receive    the store of the list head past the slot (the bytes were copied to
  *                the caller before it), or, for a hand-off, rec->state = FREE;
  *   Everything else (curmsgs, bitmaps, tails, free list, nrec_busy) is derived. When
- *   pthread_mutex_lock reports EOWNERDEAD, the new owner rebuilds the derived state
+ *   lock is taken over from a dead owner, the new owner rebuilds the derived state
  *   from the lists and records (recover()): a half-linked slot is either reachable
  *   (committed) or not (its slot returns to the free list), never half a message.
  *   A receiver that died holding a handed-off message had not taken it: the slot goes
@@ -34,14 +48,15 @@
  * HOSTILE MEMORY
  *   Geometry is read once at attach and validated against the file size; every index,
  *   length and count read from the segment afterwards is checked before use and a bad
- *   one returns -EBADMSG. The mutex's kind word is compared before every lock so that a
- *   scribbled mutex is an error, not a glibc assertion.
+ *   one returns -EBADMSG. A record mutex's kind word is compared before every trylock
+ *   so that a scribbled mutex is an error, not a glibc assertion.
  */
 #include "mq/mq_internal.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,8 +64,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define SPIN_ITERS 4000         /* ~several us of polling before a futex wait */
+#define SPIN_NS 20000           /* polling before a futex wait */
+#define SPIN_PURE_NS 3000       /* of which without yielding the CPU */
 #define WAIT_SLICE_NS 1000000000 /* re-check at least this often (a waker may have died) */
+#define LOCK_SPIN_NS 2000        /* lock: spin this long, */
+#define LOCK_YIELD_NS 50000      /* then yield until this, */
+#define LOCK_SLEEP_NS 1000000    /* then sleep in slices of this, checking the owner */
 
 static inline void cpu_relax(void)
 {
@@ -59,6 +78,29 @@ static inline void cpu_relax(void)
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
 #endif
+}
+
+/* Copies a message: small ones inline (overlapping 8-byte moves, no call), the rest
+ * with memcpy. */
+static inline void msg_copy(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    if (n >= 8 && n <= 32) {
+        uint64_t a, b, c, e;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        if (n > 16) {
+            memcpy(&c, s + 8, 8);
+            memcpy(&e, s + n - 16, 8);
+            memcpy(d + 8, &c, 8);
+            memcpy(d + n - 16, &e, 8);
+        }
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+        return;
+    }
+    memcpy(d, s, n);
 }
 
 /* ------------------------------------------------------------------ futexes */
@@ -156,7 +198,6 @@ int vigil__mq_format(void *base, size_t size, uint32_t maxmsg, uint32_t msgsize)
     h->off_recs = g.off_recs;
     h->off_heads = g.off_heads;
     h->off_slots = g.off_slots;
-    robust_init(&h->lock);
     struct vigil__mq_rec *recs = (struct vigil__mq_rec *)((unsigned char *)base + g.off_recs);
     for (unsigned i = 0; i < VIGIL__MQ_NREC; i++)
         robust_init(&recs[i].m);
@@ -221,34 +262,132 @@ static bool kind_ok(const pthread_mutex_t *m)
     return *(const volatile int *)&m->__data.__kind == mutex_kind_expected();
 }
 
-/* Takes hdr->lock. A dead owner's half-done operation is settled before returning. */
-static int qlock(struct vigil__mq *q)
+/* This thread's id, cached (a system call otherwise); reset in a forked child, whose
+ * only thread has a new id. */
+static _Thread_local uint32_t tid_cache __attribute__((tls_model("initial-exec")));
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void tid_reset(void)
 {
-    if (!kind_ok(&q->h->lock))
-        return -EBADMSG;
-    int r = q->trylock_only ? pthread_mutex_trylock(&q->h->lock) : pthread_mutex_lock(&q->h->lock);
-    if (r == 0)
-        return 0;
-    if (r == EOWNERDEAD) {
-        /* The previous owner died inside an operation: rebuild, then declare the
-         * mutex consistent. If the rebuild finds corruption we unlock without
-         * pthread_mutex_consistent: every later lock gets ENOTRECOVERABLE (EBADMSG). */
-        int rr = recover(q);
-        if (rr < 0) {
-            pthread_mutex_unlock(&q->h->lock);
-            return rr;
-        }
-        pthread_mutex_consistent(&q->h->lock);
-        return 0;
+    tid_cache = 0;
+}
+
+static void atfork_register(void)
+{
+    pthread_atfork(NULL, NULL, tid_reset);
+}
+
+static inline uint32_t self_tid(void)
+{
+    if (__builtin_expect(tid_cache == 0, 0)) {
+        pthread_once(&atfork_once, atfork_register);
+        tid_cache = (uint32_t)syscall(SYS_gettid);
     }
-    if (r == EBUSY)
-        return -EAGAIN;
-    return -EBADMSG; /* ENOTRECOVERABLE, EINVAL, EDEADLK: the lock word is garbage */
+    return tid_cache;
+}
+
+/* Does the thread that owns the lock word still exist? A value no kernel hands out
+ * (0, > PID_MAX_LIMIT) is a scribble: treated as dead, so the lock is taken over and
+ * recovery validates everything. */
+static bool owner_alive(uint32_t owner)
+{
+    if (owner == 0 || owner > 4194304u)
+        return false;
+    return !(kill((pid_t)owner, 0) < 0 && errno == ESRCH);
+}
+
+/* Finishes taking the lock from a dead owner (we hold it now). */
+static int takeover(struct vigil__mq *q)
+{
+    int r = recover(q);
+    if (r < 0) {
+        /* Corrupt beyond repair: every later call fails fast. */
+        q->h->broken = 1;
+        atomic_store_explicit(&q->h->lockw, 0, memory_order_release);
+        return r;
+    }
+    return 0;
+}
+
+static int qlock_slow(struct vigil__mq *q, uint32_t tid)
+{
+    struct vigil__mq_hdr *h = q->h;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned i = 1;; i++) {
+        uint32_t owner = atomic_load_explicit(&h->lockw, memory_order_relaxed);
+        if (owner == 0) {
+            /* Acquire: pairs with the release store of the previous owner's unlock. */
+            if (atomic_compare_exchange_weak_explicit(&h->lockw, &owner, tid, memory_order_acquire,
+                                                      memory_order_relaxed))
+                return 0;
+            continue;
+        }
+        if (owner == tid)
+            return -EBADMSG; /* "held by us" while we do not hold it: scribbled */
+        if (q->trylock_only) {
+            if (owner_alive(owner))
+                return -EAGAIN;
+            if (atomic_compare_exchange_strong_explicit(&h->lockw, &owner, tid, memory_order_acquire,
+                                                        memory_order_relaxed))
+                return takeover(q);
+            return -EAGAIN;
+        }
+        if (i < 64) {
+            cpu_relax();
+            continue;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long spent = (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec);
+        if (spent < LOCK_SPIN_NS) {
+            cpu_relax();
+            continue;
+        }
+        if (spent < LOCK_YIELD_NS) {
+            /* The owner may be preempted on our CPU: let it finish. */
+            sched_yield();
+            continue;
+        }
+        if (!owner_alive(owner)) {
+            /* Only one taker wins the swap from the dead id. */
+            if (atomic_compare_exchange_strong_explicit(&h->lockw, &owner, tid, memory_order_acquire,
+                                                        memory_order_relaxed))
+                return takeover(q);
+            continue;
+        }
+        /* Sleep on the word; the count tells the owner to wake us (the RMW is a full
+         * barrier: our count is visible before the futex re-reads the word). */
+        atomic_fetch_add_explicit(&h->lock_waiters, 1, memory_order_seq_cst);
+        struct timespec rel = {0, LOCK_SLEEP_NS};
+        syscall(SYS_futex, &h->lockw, FUTEX_WAIT, owner, &rel, NULL, 0);
+        atomic_fetch_sub_explicit(&h->lock_waiters, 1, memory_order_relaxed);
+    }
+}
+
+/* Takes the queue lock. A dead owner's half-done operation is settled first. */
+static inline int qlock(struct vigil__mq *q)
+{
+    struct vigil__mq_hdr *h = q->h;
+    uint32_t tid = self_tid(), free_ = 0;
+    /* Acquire: what the previous owner wrote under the lock is visible to us. */
+    int r = atomic_compare_exchange_strong_explicit(&h->lockw, &free_, tid, memory_order_acquire,
+                                                    memory_order_relaxed)
+                ? 0
+                : qlock_slow(q, tid);
+    if (r == 0 && __builtin_expect(h->broken != 0, 0)) {
+        atomic_store_explicit(&h->lockw, 0, memory_order_release);
+        return -EBADMSG;
+    }
+    return r;
 }
 
 static inline void qunlock(struct vigil__mq *q)
 {
-    pthread_mutex_unlock(&q->h->lock);
+    struct vigil__mq_hdr *h = q->h;
+    /* Release: everything we wrote under the lock is visible to the next owner. */
+    atomic_store_explicit(&h->lockw, 0, memory_order_release);
+    if (__builtin_expect(atomic_load_explicit(&h->lock_waiters, memory_order_relaxed) != 0, 0))
+        vigil__futex_wake(&h->lockw, 1);
 }
 
 /* Bitmap helpers (lock held). */
@@ -256,30 +395,72 @@ static inline void bit_set(struct vigil__mq_hdr *h, uint32_t p)
 {
     h->lvl[p >> 6] |= 1ull << (p & 63);
     h->top[p >> 12] |= 1ull << ((p >> 6) & 63);
+    h->top2 |= 1ull << (p >> 12);
 }
 
 static inline void bit_clear(struct vigil__mq_hdr *h, uint32_t p)
 {
     uint64_t w = h->lvl[p >> 6] & ~(1ull << (p & 63));
     h->lvl[p >> 6] = w;
-    if (!w)
-        h->top[p >> 12] &= ~(1ull << ((p >> 6) & 63));
+    if (!w) {
+        uint64_t t = h->top[p >> 12] & ~(1ull << ((p >> 6) & 63));
+        h->top[p >> 12] = t;
+        if (!t)
+            h->top2 &= ~(1ull << (p >> 12));
+    }
 }
 
-/* Highest non-empty priority, -1 if none, -EBADMSG if the two levels disagree. */
+/* Highest non-empty priority, -1 if none, -EBADMSG if the levels disagree. Three
+ * loads and three bit scans, whatever the priorities in use. */
 static inline long bit_highest(const struct vigil__mq_hdr *h)
 {
-    for (int t = (int)(sizeof h->top / sizeof h->top[0]) - 1; t >= 0; t--) {
-        uint64_t tw = h->top[t];
-        if (!tw)
-            continue;
-        uint32_t w = (uint32_t)t * 64 + 63 - (uint32_t)__builtin_clzll(tw);
-        uint64_t lw = h->lvl[w];
-        if (!lw)
-            return -EBADMSG;
-        return (long)w * 64 + 63 - __builtin_clzll(lw);
+    uint64_t t2 = h->top2 & 0xff; /* 8 top words: a scribbled bit past them is ignored */
+    if (!t2)
+        return -1;
+    uint32_t t = 63 - (uint32_t)__builtin_clzll(t2);
+    uint64_t tw = h->top[t];
+    if (!tw)
+        return -EBADMSG;
+    uint32_t w = t * 64 + 63 - (uint32_t)__builtin_clzll(tw);
+    uint64_t lw = h->lvl[w];
+    if (!lw)
+        return -EBADMSG;
+    return (long)w * 64 + 63 - __builtin_clzll(lw);
+}
+
+/* Points the receive shortcut (top_prio, top_ref) at the highest list, after that
+ * list emptied or on recovery (lock held). */
+static inline int top_refresh(struct vigil__mq *q)
+{
+    struct vigil__mq_hdr *h = q->h;
+    long p = bit_highest(h);
+    if (p < -1)
+        return (int)p;
+    if (p < 0) {
+        h->top_ref = 0;
+        return 0;
     }
-    return -1;
+    h->top_prio = (uint32_t)p;
+    h->top_ref = q->heads[p].head;
+    return 0;
+}
+
+/* Puts a message back at the front of its priority (lock held): a dead receiver's
+ * handed-off message, sent before anything queued since. */
+static inline void front_push(struct vigil__mq *q, uint32_t ref, struct vigil__mq_slot *s)
+{
+    struct vigil__mq_hdr *h = q->h;
+    struct vigil__mq_head *hd = &q->heads[s->prio];
+    s->next = hd->head;
+    if (!hd->head)
+        hd->tail = ref;
+    hd->head = ref; /* commit: the message is queued again */
+    bit_set(h, s->prio);
+    if (h->curmsgs == 0 || s->prio >= h->top_prio) {
+        h->top_prio = s->prio;
+        h->top_ref = ref;
+    }
+    h->curmsgs++;
 }
 
 /* Pushes a slot on the free list (lock held). */
@@ -315,7 +496,7 @@ static inline uint32_t slot_alloc(struct vigil__mq *q, int *err)
     return 0;
 }
 
-/* Rebuilds everything derived from the lists (lock held, previous owner dead). */
+/* Rebuilds everything derived from the lists (lock taken over from a dead owner). */
 static int recover(struct vigil__mq *q)
 {
     struct vigil__mq_hdr *h = q->h;
@@ -324,6 +505,7 @@ static int recover(struct vigil__mq *q)
     uint32_t epoch = ++h->epoch;
     if (epoch == 0)
         epoch = ++h->epoch; /* 0 is the mark of a never-marked slot */
+    h->top2 = 0;
     memset(h->top, 0, sizeof h->top);
     memset(h->lvl, 0, sizeof h->lvl);
     uint32_t count = 0;
@@ -370,7 +552,7 @@ static int recover(struct vigil__mq *q)
                 s->next = hd->head;
                 if (!hd->head)
                     hd->tail = ref;
-                hd->head = ref;
+                hd->head = ref; /* commit: the message is queued again */
                 bit_set(h, s->prio);
                 count++;
             }
@@ -387,12 +569,15 @@ static int recover(struct vigil__mq *q)
     }
     if (count > q->maxmsg)
         return -EBADMSG;
+    h->rec_hwm = VIGIL__MQ_NREC; /* scan all until records are taken afresh */
     h->free_head = 0;
     for (uint32_t ref = h->fresh; ref >= 1; ref--)
         if (slot_at(q, ref)->mark != epoch)
             slot_free(q, ref);
     h->curmsgs = count;
     h->nrec_busy = busy;
+    if (top_refresh(q) < 0)
+        return -EBADMSG;
     /* Whoever sleeps may have missed the wake the dead process owed: wake them all
      * (they re-check), including loop watchers. */
     for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++)
@@ -423,13 +608,7 @@ static int rec_reap(struct vigil__mq *q, struct vigil__mq_rec *r, int tr)
         if (!s || s->prio >= VIGIL__MQ_NPRIO || s->len > q->msgsize || h->curmsgs >= q->maxmsg) {
             ret = -EBADMSG;
         } else {
-            struct vigil__mq_head *hd = &q->heads[s->prio];
-            s->next = hd->head;
-            if (!hd->head)
-                hd->tail = ref;
-            hd->head = ref; /* commit: the message is queued again */
-            bit_set(h, s->prio);
-            h->curmsgs++;
+            front_push(q, ref, s);
         }
     }
     atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
@@ -447,7 +626,8 @@ static struct vigil__mq_rec *waiter_find(struct vigil__mq *q, uint32_t kind)
     struct vigil__mq_hdr *h = q->h;
     struct vigil__mq_rec *best = NULL;
     uint32_t best_age = 0, now = h->ticket;
-    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
+    uint32_t hwm = h->rec_hwm < VIGIL__MQ_NREC ? h->rec_hwm : VIGIL__MQ_NREC;
+    for (uint32_t i = 0; i < hwm; i++) {
         struct vigil__mq_rec *r = &q->recs[i];
         uint32_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
         if (st == VIGIL__REC_FREE || !kind_ok(&r->m))
@@ -473,7 +653,8 @@ static struct vigil__mq_rec *waiter_find(struct vigil__mq *q, uint32_t kind)
  * sleep on an "empty" queue: a dead receiver may hold a handed-off message. */
 static int reclaim_ready(struct vigil__mq *q)
 {
-    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
+    uint32_t hwm = q->h->rec_hwm < VIGIL__MQ_NREC ? q->h->rec_hwm : VIGIL__MQ_NREC;
+    for (uint32_t i = 0; i < hwm; i++) {
         struct vigil__mq_rec *r = &q->recs[i];
         if (atomic_load_explicit(&r->state, memory_order_relaxed) == VIGIL__REC_FREE)
             continue;
@@ -505,7 +686,10 @@ static struct vigil__mq_rec *rec_take(struct vigil__mq *q, uint32_t kind)
             continue; /* another thread still between FREE and its unlock */
         r->kind = kind;
         r->ticket = q->h->ticket++;
+        if (q->h->rec_hwm < i + 1 || q->h->rec_hwm > VIGIL__MQ_NREC)
+            q->h->rec_hwm = i + 1;
         r->slot = 0;
+        atomic_store_explicit(&r->sleeping, 0, memory_order_relaxed);
         atomic_store_explicit(&r->state, VIGIL__REC_WAITING, memory_order_relaxed);
         q->h->nrec_busy++;
         return r;
@@ -527,19 +711,49 @@ static int ts_valid(const struct timespec *ts)
     return ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L && ts->tv_sec >= 0;
 }
 
-/* Sleeps while *word == val: spins first, then futex waits in slices. Returns 0 when
- * the word changed or a slice ended (the caller re-checks), -ETIMEDOUT at abs_rt,
- * -EINTR on a signal. */
-static int wait_word(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt, bool spin)
+/* Per thread: how many more waits skip the pure spin because recent ones found the
+ * other side not running on another CPU (it shares ours, or is descheduled). */
+static _Thread_local unsigned spin_skip __attribute__((tls_model("initial-exec")));
+
+/* Sleeps while *word == val: spins first (if spin), then futex waits in slices.
+ * sleeping (may be NULL) is set while in FUTEX_WAIT so a waker skips the wake system
+ * call when nobody sleeps. Returns 0 when the word changed or a slice ended (the caller
+ * re-checks), -ETIMEDOUT at abs_rt, -EINTR on a signal. */
+static int wait_word(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt, bool spin,
+                     _Atomic uint32_t *sleeping)
 {
     if (spin) {
-        /* The other side usually answers within microseconds (ping-pong on another
-         * core): polling the shared word is far cheaper than sleep + wake. Acquire
-         * pairs with the waker's release store of the state. */
-        for (int i = 0; i < SPIN_ITERS; i++) {
+        /* The other side usually answers within microseconds: polling the shared word
+         * is far cheaper than sleep + wake. Bounded in time, not iterations (a pause
+         * costs 10-150 cycles depending on the CPU). Pure spinning only helps when the
+         * other side runs on another CPU; when it shares ours, every spun microsecond
+         * delays it, so past SPIN_PURE_NS (or at once, after pure spins failed
+         * recently) we yield the CPU between polls instead. Acquire pairs with the
+         * waker's release store of the state. */
+        long pure = spin_skip ? 0 : SPIN_PURE_NS;
+        if (spin_skip)
+            spin_skip--;
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (unsigned i = 1;; i++) {
             if (atomic_load_explicit(word, memory_order_acquire) != val)
                 return 0;
-            cpu_relax();
+            if (pure) {
+                cpu_relax();
+                if (i & 31)
+                    continue;
+            }
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            long spent = (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec);
+            if (spent > SPIN_NS)
+                break;
+            if (spent > pure) {
+                if (pure) {
+                    pure = 0;
+                    spin_skip = 64;
+                }
+                sched_yield();
+            }
         }
     }
     struct timespec now, slice;
@@ -553,12 +767,28 @@ static int wait_word(_Atomic uint32_t *word, uint32_t val, const struct timespec
         until = abs_rt;
         real = true;
     }
+    /* seq_cst store then the futex's own re-check of *word: a waker that stores the
+     * word and then reads sleeping (also seq_cst) either sees 1 and wakes us, or its
+     * store came first and FUTEX_WAIT returns at once (EAGAIN). */
+    if (sleeping)
+        atomic_store(sleeping, 1);
     int r = vigil__futex_wait_rt(word, val, until);
+    if (sleeping)
+        atomic_store_explicit(sleeping, 0, memory_order_relaxed);
     if (r == -ETIMEDOUT)
         return real ? -ETIMEDOUT : 0;
     if (r == -EINTR)
         return -EINTR;
     return 0;
+}
+
+/* Wakes a record's waiter if it sleeps in the kernel (after its state changed). */
+static inline void rec_wake(struct vigil__mq_rec *r)
+{
+    /* seq_cst fence: orders our earlier state store before this load (see wait_word). */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&r->sleeping, memory_order_relaxed))
+        vigil__futex_wake(&r->state, 1);
 }
 
 /* ---------------------------------------------------------------- send */
@@ -618,7 +848,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
         }
         if (ref) {
             struct vigil__mq_slot *s = slot_at(q, ref);
-            memcpy(s->data, msg, len);
+            msg_copy(s->data, msg, len);
             s->len = (uint32_t)len;
             s->prio = prio;
             s->next = 0;
@@ -633,7 +863,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
                  * release store is the commit and publishes the slot's bytes to the
                  * receiver, which reads them without the lock. */
                 w->slot = ref;
-                atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_release);
+                atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_seq_cst);
             } else {
                 struct vigil__mq_head *hd = &q->heads[prio];
                 uint32_t tail = hd->tail;
@@ -649,6 +879,10 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
                 }
                 hd->tail = ref;
                 bit_set(h, prio);
+                if (cur == 0 || prio > h->top_prio) {
+                    h->top_prio = prio; /* the new first message to receive */
+                    h->top_ref = ref;
+                }
                 h->curmsgs = cur + 1;
                 /* Notification: a message arrives on an empty queue and no receiver
                  * waits (none did: w == NULL). One-shot: unregister now. */
@@ -666,7 +900,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
             unsigned bumped = watch_bump(h);
             qunlock(q);
             if (w)
-                vigil__futex_wake(&w->state, 1);
+                rec_wake(w);
             watch_wake(h, bumped);
             if (fire.pid > 0 && !q->no_signal) /* SIGEV_SIGNAL is 0: the pid says whether one fired */
                 notify_deliver(&fire, h);
@@ -687,7 +921,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
             uint32_t seq = atomic_load_explicit(&h->spare_seq, memory_order_relaxed);
             h->spare_waiters++;
             qunlock(q);
-            r = wait_word(&h->spare_seq, seq, abs_rt, false);
+            r = wait_word(&h->spare_seq, seq, abs_rt, false, NULL);
             int lr = qlock(q);
             if (lr < 0)
                 return lr;
@@ -699,7 +933,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
         }
         qunlock(q);
         for (;;) {
-            r = wait_word(&me->state, VIGIL__REC_WAITING, abs_rt, true);
+            r = wait_word(&me->state, VIGIL__REC_WAITING, abs_rt, true, &me->sleeping);
             int lr = qlock(q);
             if (lr < 0)
                 return lr; /* our record stays; its robust mutex frees it later */
@@ -728,7 +962,7 @@ static struct vigil__mq_rec *room_wake(struct vigil__mq *q)
         return NULL;
     struct vigil__mq_rec *w = waiter_find(q, VIGIL__REC_SEND);
     if (w)
-        atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_release);
+        atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_seq_cst);
     return w;
 }
 
@@ -748,14 +982,15 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
             goto out_unlock;
         }
         if (cur) {
-            long p = bit_highest(h);
-            if (p < 0) {
+            /* The shortcut names the first message: its slot and its list head load
+             * in parallel instead of a chain through the bitmap. */
+            uint32_t p = h->top_prio, ref = h->top_ref;
+            if (p >= VIGIL__MQ_NPRIO || !ref_ok(q, ref) || ref > h->fresh) {
                 r = -EBADMSG;
                 goto out_unlock;
             }
             struct vigil__mq_head *hd = &q->heads[p];
-            uint32_t ref = hd->head;
-            if (!ref_ok(q, ref) || ref > h->fresh) {
+            if (hd->head != ref) {
                 r = -EBADMSG;
                 goto out_unlock;
             }
@@ -766,19 +1001,24 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
                 goto out_unlock;
             }
             /* Copy first: if we die here the message is still queued. */
-            memcpy(buf, s->data, mlen);
+            msg_copy(buf, s->data, mlen);
             hd->head = next; /* commit: the message is ours */
+            h->curmsgs = cur - 1;
+            h->top_ref = next;
             if (!next) {
                 hd->tail = 0;
-                bit_clear(h, (uint32_t)p);
+                bit_clear(h, p);
+                if (cur > 1 && top_refresh(q) < 0) {
+                    /* The bitmap lost the remaining messages: report it next time. */
+                    h->top_ref = 0;
+                }
             }
-            h->curmsgs = cur - 1;
             slot_free(q, ref);
             struct vigil__mq_rec *w = room_wake(q);
             unsigned bumped = watch_bump(h);
             qunlock(q);
             if (w)
-                vigil__futex_wake(&w->state, 1);
+                rec_wake(w);
             watch_wake(h, bumped);
             if (prio)
                 *prio = (unsigned)p;
@@ -805,7 +1045,7 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
             uint32_t seq = atomic_load_explicit(&h->spare_seq, memory_order_relaxed);
             h->spare_waiters++;
             qunlock(q);
-            r = wait_word(&h->spare_seq, seq, abs_rt, false);
+            r = wait_word(&h->spare_seq, seq, abs_rt, false, NULL);
             int lr = qlock(q);
             if (lr < 0)
                 return lr;
@@ -818,7 +1058,7 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
         qunlock(q);
         int wr;
         for (;;) {
-            wr = wait_word(&me->state, VIGIL__REC_WAITING, abs_rt, true);
+            wr = wait_word(&me->state, VIGIL__REC_WAITING, abs_rt, true, &me->sleeping);
             if (atomic_load_explicit(&me->state, memory_order_acquire) == VIGIL__REC_READY)
                 break;
             int lr = qlock(q);
@@ -861,7 +1101,7 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
                 }
                 return r;
             }
-            memcpy(buf, s->data, mlen);
+            msg_copy(buf, s->data, mlen);
             int lr = qlock(q);
             if (lr < 0)
                 return lr;
@@ -872,7 +1112,7 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
             unsigned bumped = watch_bump(h);
             qunlock(q);
             if (w)
-                vigil__futex_wake(&w->state, 1);
+                rec_wake(w);
             watch_wake(h, bumped);
             if (prio)
                 *prio = mprio;
@@ -993,6 +1233,11 @@ int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len)
             FAIL("bitmap word %u disagrees with the top level", w);
     if (count != h->curmsgs)
         FAIL("curmsgs %u, counted %u", h->curmsgs, count);
+    if (count) {
+        long p = bit_highest(h);
+        if (p < 0 || h->top_prio != (uint32_t)p || h->top_ref != q->heads[p].head)
+            FAIL("shortcut: top %u/%u, highest %ld", h->top_prio, h->top_ref, p);
+    }
     for (uint32_t ref = h->free_head; ref; ref = slot_at(q, ref)->next) {
         if (!ref_ok(q, ref) || ref > h->fresh || ++nfree > q->maxmsg)
             FAIL("free list: bad ref %u", ref);

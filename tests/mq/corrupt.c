@@ -3,7 +3,7 @@
  * file is refused at open. Each case starts from a fresh queue. */
 #include "mqt.h"
 #include "mq/mq_internal.h"
-#include <linux/futex.h>
+#include <sys/wait.h>
 
 static mqd_t fresh(const char *name)
 {
@@ -14,6 +14,17 @@ static mqd_t fresh(const char *name)
     CHECK_EQ(vigil_mq_receive(q, buf, 32, NULL), 8); /* a free list of one */
     CHECK_SYS(vigil_mq_setattr(q, &(struct mq_attr){.mq_flags = O_NONBLOCK}, NULL));
     return q;
+}
+
+/* The id of a thread that no longer exists: a child that exited and was reaped. */
+static uint32_t dead_tid(void)
+{
+    pid_t p = fork();
+    CHECK_SYS(p);
+    if (p == 0)
+        _exit(0);
+    CHECK_SYS(waitpid(p, NULL, 0));
+    return (uint32_t)p;
 }
 
 static void expect_badmsg_recv(mqd_t q)
@@ -66,32 +77,40 @@ int main(void)
     CHECK_EQ(vigil_mq_getattr(q, &a), -1);
     CHECK_EQ(errno, EBADMSG);
 
-    /* The bitmap says a priority has messages, its list is empty. */
+    /* The shortcut to the first message points at a slot that is not a list head. */
     q = fresh("/c5");
     m = vigil__mq_get(q);
-    m->h->lvl[100] = 1;
-    m->h->top[100 >> 6] |= 1ull << (100 & 63);
+    m->h->top_ref = m->h->free_head;
     expect_badmsg_recv(q);
 
-    /* The two bitmap levels disagree. */
+    /* The shortcut names a priority past MQ_PRIO_MAX. */
     q = fresh("/c6");
     m = vigil__mq_get(q);
-    m->h->top[7] = 1ull << 63;
+    m->h->top_prio = 40000;
     expect_badmsg_recv(q);
 
-    /* The mutex's kind word scribbled: refused before glibc looks at it. */
+    /* The bitmap levels disagree: seen when the first list empties and the next
+     * highest priority is looked up. */
+    q = fresh("/c6b");
+    m = vigil__mq_get(q);
+    m->h->top2 |= 1ull << 7;
+    char b6[32];
+    CHECK_EQ(vigil_mq_receive(q, b6, 32, NULL), 8); /* prio 1 empties: the lookup fails */
+    expect_badmsg_recv(q);
+
+    /* The lock word names this very thread, which does not hold it. */
     q = fresh("/c7");
     m = vigil__mq_get(q);
-    m->h->lock.__data.__kind = 12345;
+    m->h->lockw = (uint32_t)gettid();
     expect_badmsg_send(q);
     expect_badmsg_recv(q);
 
-    /* A cycle found by recovery (the lock's owner "died"): the queue stays refused. */
+    /* A cycle found by recovery (the lock's owner is dead): the queue stays refused. */
     q = fresh("/c8");
     m = vigil__mq_get(q);
     struct vigil__mq_slot *s = (struct vigil__mq_slot *)(m->slots + (size_t)(m->heads[0].head - 1) * m->stride);
     s->next = m->heads[0].head;
-    m->h->lock.__data.__lock = FUTEX_OWNER_DIED;
+    m->h->lockw = dead_tid();
     expect_badmsg_send(q);
     expect_badmsg_recv(q);
     expect_badmsg_send(q);
@@ -99,7 +118,7 @@ int main(void)
     /* Recovery after a "dead owner" on a sound queue works and keeps every message. */
     q = fresh("/c9");
     m = vigil__mq_get(q);
-    m->h->lock.__data.__lock = FUTEX_OWNER_DIED;
+    m->h->lockw = dead_tid();
     m->h->curmsgs = 0; /* derived state is rebuilt */
     m->h->free_head = 0;
     char buf[32];
