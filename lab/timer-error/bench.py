@@ -48,7 +48,7 @@ def samples(delay_us, quick):
 
 
 def plan(ctx):
-    rounds = 1 if ctx.quick else 2
+    rounds = 1 if ctx.quick else 4
     raw = os.path.join(ctx.tmp, "raw.jsonl")
     steps, k = [], 0
     for d in DELAYS_US:
