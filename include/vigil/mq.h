@@ -59,18 +59,24 @@
  *   between changing the queue and waking a waiter delays that waiter by at most ~1 s.
  *
  * Crash robustness and commit points
- *   A process may die (even SIGKILL) anywhere inside any call. The queue lock is a
- *   robust lock (it passes to the next locker when its owner dies), and the next locker
- *   finishes or undoes the dead process's half-done operation from an intent record, so
- *   the queue is never left locked, and no message is ever torn, duplicated or lost
- *   once acknowledged:
+ *   A process may die (even SIGKILL) anywhere inside any call. The queue lock holds its
+ *   owner's thread id; a thread that waits for it asks the kernel whether that thread
+ *   still exists and, if not, takes the lock over and finishes or undoes the dead
+ *   owner's half-done operation (every operation has one commit store; the rest is
+ *   rebuilt from the lists). So the queue is never left locked, and no message is ever
+ *   torn, duplicated or lost once acknowledged. This needs the processes that share a
+ *   queue to be in one PID namespace (thread ids must mean the same thread to all).
+ *   Blocked waiters are recognised as dead through robust mutexes of their own.
  *   - a send commits when its message is linked into its priority list, before
  *     vigil_mq_send returns 0: an acknowledged message is never lost; a sender killed
  *     before that point sent nothing (the receiver never sees a partial message);
  *   - a receive commits when the message is unlinked from the queue (the copy into the
  *     caller's buffer happens before that, under the lock): a receiver killed after
  *     that point loses the one message it took, as with the kernel's queue; killed
- *     before it, the message stays queued for the next receiver.
+ *     before it, the message stays queued for the next receiver;
+ *   - a message handed straight to a blocked receiver (pipelined send) is delivered
+ *     when that receiver, having copied it, frees its slot; a receiver killed before
+ *     that leaves the message to be put back at the front of its priority.
  *
  * Hostile memory
  *   Any process with write access may scribble on the shared memory. Every index,
@@ -81,6 +87,13 @@
  *   a writer can do are not memory errors and are not prevented: holding or faking the
  *   lock (the queue then blocks, as any process holding it would make it), and
  *   truncating the file under a mapping (the kernel then raises SIGBUS on access).
+ *   One more is a known limit: a thread blocked in a call holds a glibc robust mutex
+ *   that lives in the segment (it proves the waiter alive); glibc links such mutexes
+ *   into the thread's robust list through pointers stored in the mutex, so a writer
+ *   that rewrites them while the thread waits can redirect glibc's unlink in that
+ *   process. Give write access only to processes you would let signal you. Likewise a
+ *   scribbled notification registration can make a sender signal another process it
+ *   is allowed to signal.
  *
  * Notification (vigil_mq_notify)
  *   SIGEV_SIGNAL, SIGEV_THREAD and SIGEV_NONE, one registered process per queue

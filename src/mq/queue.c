@@ -428,6 +428,36 @@ static inline long bit_highest(const struct vigil__mq_hdr *h)
     return (long)w * 64 + 63 - __builtin_clzll(lw);
 }
 
+/* Clears priority p, the highest non-empty one, and returns the next highest (-1 if
+ * none, -EBADMSG if the levels disagree). The next is most often in the same bitmap
+ * word, which we hold in a register already: no walk from the top. */
+static inline long bit_clear_next(struct vigil__mq_hdr *h, uint32_t p)
+{
+    uint64_t w = h->lvl[p >> 6] & ~(1ull << (p & 63));
+    h->lvl[p >> 6] = w;
+    if (w)
+        return (long)(p & ~63u) + 63 - __builtin_clzll(w);
+    uint32_t ti = p >> 12;
+    uint64_t t = h->top[ti] & ~(1ull << ((p >> 6) & 63));
+    h->top[ti] = t;
+    if (!t) {
+        uint64_t t2 = h->top2 & ~(1ull << ti);
+        h->top2 = t2;
+        t2 &= 0xff;
+        if (!t2)
+            return -1;
+        ti = 63 - (uint32_t)__builtin_clzll(t2);
+        t = h->top[ti];
+        if (!t)
+            return -EBADMSG;
+    }
+    uint32_t wi = ti * 64 + 63 - (uint32_t)__builtin_clzll(t);
+    uint64_t lw = h->lvl[wi];
+    if (!lw)
+        return -EBADMSG;
+    return (long)wi * 64 + 63 - __builtin_clzll(lw);
+}
+
 /* Points the receive shortcut (top_prio, top_ref) at the highest list, after that
  * list emptied or on recovery (lock held). */
 static inline int top_refresh(struct vigil__mq *q)
@@ -1007,13 +1037,20 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
             h->top_ref = next;
             if (!next) {
                 hd->tail = 0;
-                bit_clear(h, p);
-                if (cur > 1 && top_refresh(q) < 0) {
+                long np = bit_clear_next(h, p);
+                if (np >= 0) {
+                    h->top_prio = (uint32_t)np;
+                    h->top_ref = q->heads[np].head;
+                } else if (cur > 1) {
                     /* The bitmap lost the remaining messages: report it next time. */
                     h->top_ref = 0;
                 }
             }
             slot_free(q, ref);
+            /* The next receive starts from this slot; in a deep queue it was written
+             * long ago and has left L1: fetch it while the caller does other work. */
+            if (ref_ok(q, h->top_ref))
+                __builtin_prefetch(slot_at(q, h->top_ref));
             struct vigil__mq_rec *w = room_wake(q);
             unsigned bumped = watch_bump(h);
             qunlock(q);
