@@ -381,8 +381,11 @@ static int64_t next_deadline(int64_t deadline, int64_t interval, int64_t now)
     return k > now ? k : add_clamp(now, interval);
 }
 
-static void record_late(vigil_loop *loop, int64_t late_ns)
+static void record_late(vigil_loop *loop, int64_t now, int64_t deadline)
 {
+    int64_t late_ns;
+    if (__builtin_sub_overflow(now, deadline, &late_ns))
+        late_ns = INT64_MAX; /* an absolute deadline near INT64_MIN */
     loop->late[loop->nlate % VIGIL__LATE_WIN] = late_ns;
     loop->nlate++;
     loop->timer_wakeups++;
@@ -410,12 +413,12 @@ int vigil__timers_run(vigil_loop *loop)
                 t->deadline_ns = next_deadline(d, t->interval_ns, now);
                 t->seq = loop->timer_seq++;
                 sift_down(h, 0);
-                record_late(loop, now - d);
+                record_late(loop, now, d);
             } else {
                 heap_remove(h, t);
                 t->state = 0;
                 loop->active--;
-                record_late(loop, now - t->deadline_ns);
+                record_late(loop, now, t->deadline_ns);
             }
             if (is_precise(loop, t))
                 loop->precise_wakeups++;

@@ -34,6 +34,23 @@ int main(void)
         CHECK_EQ(vigil_timer_stop(loop, &absmax[c]), 0);
         CHECK_EQ(vigil_timer_stop(loop, &rep[c]), 0);
     }
+    /* The other end: an absolute deadline at INT64_MIN is simply due (no overflow in
+     * the lateness it reports); repeating from there resumes from now. */
+    fired = 0;
+    vigil_timer lo = {0}, lorep = {0};
+    CHECK_EQ(vigil_timer_start(loop, &lo, CLOCK_MONOTONIC, INT64_MIN, 0, VIGIL_TIMER_ABS, cb), 0);
+    CHECK_EQ(vigil_timer_start(loop, &lorep, CLOCK_REALTIME, INT64_MIN, 3600LL * 1000 * TT_MS, VIGIL_TIMER_ABS, cb), 0);
+    CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 1);
+    CHECK_EQ(fired, 2);
+    CHECK(!vigil_timer_active(&lo));
+    CHECK(vigil_timer_active(&lorep));
+    CHECK(lorep.deadline_ns > tt_now(CLOCK_REALTIME));
+    CHECK_EQ(vigil_timer_stop(loop, &lorep), 0);
+    struct vigil_loop_stats st;
+    CHECK_EQ(vigil_loop_stats(loop, &st), 0);
+    CHECK_EQ(st.late_max_ns, INT64_MAX);
+    CHECK_EQ(st.early_wakeups, 0);
+
     /* Nothing active any more: DEFAULT returns at once. */
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_DEFAULT), 0);
     CHECK_EQ(vigil_loop_free(loop), 0);
