@@ -1,4 +1,4 @@
-/* smallset, system "libevent": event_base_loop(EVLOOP_NONBLOCK) with one persistent
+/* smallset, system "libevent": event_base_loop(EVLOOP_NONBLOCK|EVLOOP_ONCE) with one persistent
  * read event on an idle pty. */
 #include "smallset_peer.h"
 
@@ -24,7 +24,8 @@ static int setup(int fd, const char *backend)
 
 static void turn(void)
 {
-    event_base_loop(base, EVLOOP_NONBLOCK);
+    /* NONBLOCK alone repeats while callbacks are active: with ONCE it is one turn */
+    event_base_loop(base, EVLOOP_NONBLOCK | EVLOOP_ONCE);
 }
 
 int main(int argc, char **argv)

@@ -58,6 +58,19 @@ static void smallset_run(int argc, char **argv, const char *system, const char *
         fprintf(stderr, "%s: the idle pty fd was reported ready\n", cas);
         exit(1);
     }
+    /* The turns measured must really watch the fd: make it readable and check that
+     * non-blocking turns report it (the pty hands data over through a work queue, so
+     * it may take a few turns). */
+    if (write(slave, "x", 1) != 1) {
+        perror("write to the pty");
+        exit(1);
+    }
+    for (int64_t give_up = bench_now_ns() + 2000000000; !smallset_fired && bench_now_ns() < give_up;)
+        turn();
+    if (!smallset_fired) {
+        fprintf(stderr, "%s: a readable pty fd was never reported by non-blocking turns\n", cas);
+        exit(1);
+    }
     turns_emit("smallset", system, cas, extra, &s);
 }
 
