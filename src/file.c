@@ -173,7 +173,7 @@ vigil_file_req *vigil_file_req_get(vigil_loop *loop)
         return NULL;
     if (!f->free_list) {
         /* Refill: one allocation for POOL_BATCH requests, kept until vigil_loop_free. */
-        struct vigil__pool_chunk *c = malloc(sizeof *c);
+        struct vigil__pool_chunk *c = aligned_alloc(64, sizeof *c); /* sizeof is a multiple of 64 */
         if (!c)
             return NULL;
         c->next = f->chunks;

@@ -52,6 +52,11 @@ struct vigil__freq {
 
 _Static_assert(sizeof(struct vigil__freq) <= sizeof(((vigil_file_req *)0)->priv_),
                "vigil_file_req.priv_ too small");
+_Static_assert(sizeof(vigil_file_req) == 256, "vigil_file_req: four cache lines");
+/* What every I/O touches (the public fields, uop, next, rfd, state..pooled) lies in the
+ * first 128 bytes; res, the io_uring list and the AIO iocb after it. */
+_Static_assert(offsetof(vigil_file_req, priv_) + offsetof(struct vigil__freq, res) <= 128,
+               "hot fields beyond two cache lines");
 
 static inline struct vigil__freq *vigil__freq(vigil_file_req *r)
 {
@@ -72,7 +77,8 @@ static inline vigil_file_req *vigil__freq_req(struct vigil__freq *p)
 #define VIGIL__POOL_BATCH 32
 struct vigil__pool_chunk {
     struct vigil__pool_chunk *next;
-    vigil_file_req reqs[VIGIL__POOL_BATCH];
+    /* Cache-line aligned: a request's hot fields then span two lines, not three. */
+    _Alignas(64) vigil_file_req reqs[VIGIL__POOL_BATCH];
 };
 
 struct vigil__file;

@@ -90,8 +90,9 @@ struct vigil_file_req {
     uint16_t buf_index;           /* VIGIL_FILE_FIXED_BUF: which registered buffer */
     int64_t result;               /* the callback's res, once it ran */
     uint64_t reserved[2];
-    /* private to vigil */
-    uint64_t priv_[16];
+    /* private to vigil (sized so the whole request is 256 bytes: four cache lines, and
+     * what one I/O touches fits in the first two) */
+    uint64_t priv_[21];
 };
 
 struct vigil_file_options {
