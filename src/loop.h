@@ -92,7 +92,7 @@ struct vigil_loop {
     uint32_t flags;                  /* VIGIL_LOOP_* */
     int64_t precise_budget_ns;
     int64_t precise_margin_ns;
-    int64_t wait_target_ns;          /* MONO instant this turn's wait aims at for a timer, -1 */
+    int64_t wait_target_ns;          /* MONO instant this turn's wait aims at; 0 none; -1 no wait */
     int64_t comp_ns;                 /* default mode: wake this much before the deadline */
     int64_t sleep_late[VIGIL__SLEEP_WIN]; /* ring of observed sleep lateness (margin input) */
     uint32_t nsleep;

@@ -435,7 +435,7 @@ void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w)
 {
     w->timeout_ns = -1;
     w->deadline_ns = 0;
-    loop->wait_target_ns = -1;
+    loop->wait_target_ns = 0; /* this turn may wait: finish may spin */
     int64_t best = INT64_MAX; /* relative ns until the wait must end */
     for (int c = 0; c < VIGIL__CLK_N; c++) {
         struct vigil__heap *h = &loop->heap[c];
@@ -514,14 +514,16 @@ static void learn_margin(vigil_loop *loop, int64_t late_ns)
 
 void vigil__timers_finish(vigil_loop *loop)
 {
+    if (loop->wait_target_ns < 0)
+        return; /* a turn that was not to wait (RUN_NOWAIT, stop...): never spin either */
     if (loop->wait_target_ns > 0) {
         /* the wait aimed at wait_target_ns: if it ended at or after it, it timed out
          * (or an fd woke it about then): that is a sample of sleep lateness */
         int64_t now = clk_now(loop, VIGIL__CLK_MONO);
         if (now >= loop->wait_target_ns)
             learn_margin(loop, now - loop->wait_target_ns);
-        loop->wait_target_ns = -1;
     }
+    loop->wait_target_ns = -1;
     bool spun = false;
     for (int c = 0; c < VIGIL__CLK_N; c++) {
         struct vigil__heap *h = &loop->heap[c];

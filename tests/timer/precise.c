@@ -1,6 +1,7 @@
 /* Precise mode is never early either: 3,000 wake-ups of VIGIL_TIMER_PRECISE timers on
  * the three clocks, then 1,000 on a VIGIL_LOOP_PRECISE loop with ordinary timers; the
- * stats count them, report a margin within the CPU budget and account the spin. */
+ * stats count them, report a margin within the CPU budget and account the spin. A
+ * non-blocking turn never spins for a precise timer. */
 #include "tt.h"
 
 static const clockid_t clocks[3] = {CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME};
@@ -52,9 +53,27 @@ static void check_stats(vigil_loop *loop, long n, int64_t budget)
            (long long)st.precise_margin_ns, (double)st.precise_spin_ns / 1000.0 / (double)n);
 }
 
+static int polled;
+static void poll_cb(vigil_loop *loop, vigil_timer *t) { (void)loop; (void)t; polled++; }
+
 int main(void)
 {
     vigil_loop *loop = vt_loop();
+    /* RUN_NOWAIT never sleeps and never spins either: a precise timer 20 us away is
+     * fired by a later non-blocking turn, with no CPU spent spinning for it */
+    vigil_timer p = {0};
+    int64_t d = tt_now(CLOCK_MONOTONIC) + 20 * TT_US;
+    CHECK_EQ(vigil_timer_start(loop, &p, CLOCK_MONOTONIC, d, 0, VIGIL_TIMER_ABS | VIGIL_TIMER_PRECISE, poll_cb), 0);
+    while (!polled)
+        CHECK(vigil_loop_run(loop, VIGIL_RUN_NOWAIT) >= 0);
+    CHECK(tt_now(CLOCK_MONOTONIC) >= d);
+    struct vigil_loop_stats st;
+    CHECK_EQ(vigil_loop_stats(loop, &st), 0);
+    CHECK_EQ(st.precise_spin_ns, 0);
+    CHECK_EQ(st.precise_wakeups, 1);
+    CHECK_EQ(vigil_loop_free(loop), 0);
+
+    loop = vt_loop();
     run(loop, 3000, VIGIL_TIMER_PRECISE);
     check_stats(loop, 3000, 200000);
     CHECK_EQ(vigil_loop_free(loop), 0);
