@@ -71,8 +71,8 @@ def _series(r):
     s = r["system"]
     if r.get("engine"):
         s += " " + r["engine"]
-    if r.get("registered"):
-        s += " reg"
+    if "registered" in str(r.get("case", "")):
+        s += " registered"
     return s
 
 
@@ -86,17 +86,19 @@ def plot(rows, ax):
         pts.setdefault((r["file"], _series(r)), []).append((int(r["batch"]), float(r["value"])))
     files = [f for f in FILES if any(k[0] == f for k in pts)]
     names = sorted({k[1] for k in pts})
-    colors = {}
-    cmap = ["#1f77b4", "#aec7e8", "#17becf", "#9edae5", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
-    for i, n in enumerate(names):
-        colors[n] = cmap[i % len(cmap)]
+    # vigil in blues (as the report's other charts), peers in their own colours;
+    # registered variants dashed in their system's colour
+    palette = {"vigil uring": "#08306b", "vigil aio": "#2171b5", "vigil threads": "#6baed6",
+               "liburing": "#2ca02c", "libaio": "#ff7f0e", "libuv": "#d62728"}
+    colors = {n: palette.get(n.replace(" registered", ""), "#9467bd") for n in names}
     for fi, f in enumerate(files):
         for n in names:
             p = sorted(pts.get((f, n), []))
             if not p:
                 continue
             xs = [fi * 4 + {1: 0, 8: 1, 32: 2}.get(b, 0) for b, _ in p]
-            ax.plot(xs, [v / 1000 for _, v in p], marker="o", color=colors[n], label=n if fi == 0 else None)
+            ax.plot(xs, [v / 1000 for _, v in p], marker="o", color=colors[n], label=n if fi == 0 else None,
+                    ls="--" if n.endswith("registered") else "-")
     ax.set_xticks([fi * 4 + j for fi in range(len(files)) for j in range(3)])
     ax.set_xticklabels([f"{f}\nb={b}" if j == 1 else f"b={b}" for f in files for j, b in enumerate((1, 8, 32))],
                        fontsize="small")
