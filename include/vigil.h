@@ -287,6 +287,7 @@ VIGIL_EXPORT int vigil_signal_stop(vigil_loop *loop, vigil_signal *w);
 /* ----------------------------------------------- more watchers, by feature */
 /* VIGIL_MORE_HEADERS: each feature adds one line below. */
 #include "vigil/file.h"
+#include "vigil/mq_watch.h"
 
 #ifdef __cplusplus
 }

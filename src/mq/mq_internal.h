@@ -156,6 +156,12 @@ int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len);
  * tests. */
 struct vigil__mq *vigil__mq_get(mqd_t d);
 
+/* Loop watchers (src/mq_watch.c): which of events (VIGIL_READ, VIGIL_WRITE) hold now,
+ * or -EBADMSG; and the cross-process count of watchers (makes senders and receivers
+ * bump and wake state_seq when the queue turns non-empty or non-full). */
+int vigil__mq_ready(struct vigil__mq *q, uint32_t events);
+int vigil__mq_watchers(struct vigil__mq *q, int delta);
+
 /* Shared futex helpers (process-shared: the words live in shared memory). */
 int vigil__futex_wait_rt(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt);
 void vigil__futex_wake(_Atomic uint32_t *word, int n);

@@ -823,13 +823,16 @@ static inline void rec_wake(struct vigil__mq_rec *r)
 
 /* ---------------------------------------------------------------- send */
 
-/* After a change (lock held): bumps the words of loop watchers and of threads waiting
- * without a record, if there are any; the caller wakes them after unlocking. Returns a
- * bit mask: 1 watchers, 2 spare waiters. */
-static inline unsigned watch_bump(struct vigil__mq_hdr *h)
+/* After a change (lock held): bumps the words of loop watchers (if the change turned
+ * the queue non-empty or non-full) and of threads waiting without a record, if there
+ * are any; the caller wakes them after unlocking. Returns a bit mask: 1 watchers,
+ * 2 spare waiters. */
+static inline unsigned watch_bump(struct vigil__mq_hdr *h, bool turned)
 {
     unsigned m = 0;
-    if (atomic_load_explicit(&h->watchers, memory_order_relaxed)) {
+    /* Loop watchers are level-triggered and arm a wait only while their condition
+     * is false: they need a wake only when the queue turns non-empty or non-full. */
+    if (turned && atomic_load_explicit(&h->watchers, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&h->state_seq, 1, memory_order_release);
         m |= 1;
     }
@@ -927,7 +930,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
                         atomic_fetch_add_explicit(&h->notify_seq, 1, memory_order_release);
                 }
             }
-            unsigned bumped = watch_bump(h);
+            unsigned bumped = watch_bump(h, cur == 0);
             qunlock(q);
             if (w)
                 rec_wake(w);
@@ -1052,7 +1055,7 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
             if (ref_ok(q, h->top_ref))
                 __builtin_prefetch(slot_at(q, h->top_ref));
             struct vigil__mq_rec *w = room_wake(q);
-            unsigned bumped = watch_bump(h);
+            unsigned bumped = watch_bump(h, cur == q->maxmsg);
             qunlock(q);
             if (w)
                 rec_wake(w);
@@ -1146,7 +1149,7 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
             if (ref <= h->fresh)
                 slot_free(q, ref);
             struct vigil__mq_rec *w = room_wake(q);
-            unsigned bumped = watch_bump(h);
+            unsigned bumped = watch_bump(h, true);
             qunlock(q);
             if (w)
                 rec_wake(w);
@@ -1292,4 +1295,41 @@ out:
     qunlock(q);
     return r;
 #undef FAIL
+}
+
+/* ------------------------------------------------------------ loop watchers */
+
+int vigil__mq_ready(struct vigil__mq *q, uint32_t events)
+{
+    /* Racy snapshots, read after the caller loaded state_seq (acquire): a change made
+     * after that load also bumped state_seq, so a wait armed with the loaded value
+     * returns at once. */
+    uint32_t cur = __atomic_load_n(&q->h->curmsgs, __ATOMIC_RELAXED);
+    if (cur > q->maxmsg)
+        return -EBADMSG;
+    int m = 0;
+    if ((events & 0x001u) && cur > 0)
+        m |= 0x001; /* VIGIL_READ */
+    if ((events & 0x004u) && cur < q->maxmsg)
+        m |= 0x004; /* VIGIL_WRITE */
+    return m;
+}
+
+int vigil__mq_watchers(struct vigil__mq *q, int delta)
+{
+    /* Counted across processes; a watcher that dies leaves the count high, which only
+     * costs the queue's users a futex wake on each turn to non-empty/non-full. */
+    if (delta < 0) {
+        if (atomic_load_explicit(&q->h->watchers, memory_order_relaxed))
+            atomic_fetch_sub_explicit(&q->h->watchers, 1, memory_order_relaxed);
+        return 0;
+    }
+    /* Changed under the lock: a sender that locks after us sees the count and wakes;
+     * one that locked before us finished its change before our first look. */
+    int r = qlock(q);
+    if (r < 0)
+        return r;
+    atomic_fetch_add_explicit(&q->h->watchers, 1, memory_order_relaxed);
+    qunlock(q);
+    return 0;
 }
