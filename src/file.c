@@ -1,8 +1,8 @@
 /* Async file I/O, the front: the API, the request pool, validation, the completion path
  * shared by the engines, and the doorbell (an eventfd the loop watches).
  *
- * THREADS: everything here runs in the loop thread except vigil__file_defer(), which
- * worker threads call: it pushes on f->done (a lock-free stack: push with CAS from any
+ * THREADS: everything here runs in the loop thread except vigil__file_defer() and
+ * vigil__file_defer_chain(), which worker threads call: it pushes on f->done (a lock-free stack: push with CAS from any
  * thread, the loop takes the whole stack with one exchange) and writes the eventfd when
  * the stack was empty. The loop reads the eventfd before it takes the stack, so a push
  * that finds the stack non-empty is always seen by the take that follows.
@@ -396,16 +396,14 @@ int vigil_file_unregister_buffers(vigil_loop *loop)
 
 /* ------------------------------------------------------------- completion */
 
-void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res)
+void vigil__file_defer_chain(struct vigil__file *f, vigil_file_req *first, vigil_file_req *last)
 {
-    struct vigil__freq *fr = vigil__freq(req);
-    fr->res = res;
     vigil_file_req *old = atomic_load_explicit(&f->done, memory_order_relaxed);
     do {
-        fr->next = old;
-        /* Release: the result, and whatever a worker wrote into the caller's buffer,
+        vigil__freq(last)->next = old;
+        /* Release: the results, and whatever a worker wrote into the callers' buffers,
          * are visible to the loop thread once it takes the stack (acquire). */
-    } while (!atomic_compare_exchange_weak_explicit(&f->done, &old, req, memory_order_release,
+    } while (!atomic_compare_exchange_weak_explicit(&f->done, &old, first, memory_order_release,
                                                     memory_order_relaxed));
     if (old == NULL) {
         /* The stack was empty: the loop may be asleep, ring. A non-empty stack means a
@@ -415,6 +413,12 @@ void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res)
         while (write(f->bell_fd, &one, sizeof one) < 0 && errno == EINTR) {
         }
     }
+}
+
+void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res)
+{
+    vigil__freq(req)->res = res;
+    vigil__file_defer_chain(f, req, req);
 }
 
 int vigil__file_drain_done(vigil_loop *loop, struct vigil__file *f)

@@ -149,6 +149,9 @@ static inline void vigil__file_complete(vigil_loop *loop, struct vigil__file *f,
 /* file.c */
 /* Ends a request later, from any thread: done stack + doorbell. */
 void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res);
+/* The same for a chain first..last (linked by next, results in res): one push, at most
+ * one ring. */
+void vigil__file_defer_chain(struct vigil__file *f, vigil_file_req *first, vigil_file_req *last);
 /* Sets up the doorbell (idempotent). */
 int vigil__file_bell_init(vigil_loop *loop, struct vigil__file *f);
 /* Completes everything on the done stack (loop thread). Returns how many. */

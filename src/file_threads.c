@@ -2,10 +2,10 @@
  * fallback for what AIO cannot do asynchronously (buffered I/O that would block, open,
  * close, stat).
  *
- * LOCKING: t->mu guards the queue (head/tail), each queued request's route
- * (QUEUED -> WORKER), nidle and stop. A worker takes one request under the lock,
- * performs it unlocked, and hands it back through vigil__file_defer() (lock-free done
- * stack + doorbell eventfd, see file.c). The loop thread enqueues a whole batch under
+ * LOCKING: t->mu guards the queue (head/tail/qlen), each queued request's route
+ * (QUEUED -> WORKER), nidle and stop. A worker takes one request under the lock (up to
+ * TAKE_MAX from a long queue), performs them unlocked, and hands them back through
+ * vigil__file_defer_chain() (lock-free done stack + doorbell eventfd, see file.c). The loop thread enqueues a whole batch under
  * one lock acquisition and wakes at most as many idle workers as it queued; busy
  * workers find the new requests without being woken.
  *
@@ -23,10 +23,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#define TAKE_MAX 8 /* requests a worker takes at once from a long queue */
+
 struct vigil__fthr {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     vigil_file_req *head, *tail; /* FIFO of requests not taken yet */
+    int qlen;                    /* its length */
     int nidle;                   /* workers waiting on cv */
     bool stop;
     int want;                    /* pool size */
@@ -94,17 +97,33 @@ static void *worker(void *arg)
             pthread_cond_wait(&t->cv, &t->mu);
             t->nidle--;
         }
-        vigil_file_req *req = t->head;
-        if (!req)
+        if (!t->head)
             break; /* stopping, and nothing left */
-        struct vigil__freq *fr = vigil__freq(req);
-        t->head = fr->next;
+        /* A share of the queue: several requests when it is long (one lock, one push
+         * and at most one ring for all of them), one when it is short (the next may
+         * block on a device: leave it to another worker). */
+        int k = t->qlen / (2 * t->want);
+        k = k < 1 ? 1 : k > TAKE_MAX ? TAKE_MAX : k;
+        vigil_file_req *take = t->head, *r = take;
+        int n = 0;
+        for (; r && n < k; r = vigil__freq(r)->next, n++)
+            vigil__freq(r)->route = VIGIL__ROUTE_WORKER; /* under mu: cancel reads it under mu */
+        t->head = r;
         if (!t->head)
             t->tail = NULL;
-        fr->route = VIGIL__ROUTE_WORKER; /* under mu: cancel reads it under mu */
+        t->qlen -= n;
         pthread_mutex_unlock(&t->mu);
-        int64_t res = vigil__file_perform(req);
-        vigil__file_defer(t->f, req, res);
+        /* Performed in queue order; the done chain is built newest first, as the done
+         * stack is (the loop reverses it). */
+        vigil_file_req *chain = NULL, *chain_last = take;
+        for (int i = 0; i < n; i++) {
+            vigil_file_req *next = vigil__freq(take)->next; /* the queue link, before reuse */
+            vigil__freq(take)->res = vigil__file_perform(take);
+            vigil__freq(take)->next = chain;
+            chain = take;
+            take = next;
+        }
+        vigil__file_defer_chain(t->f, chain, chain_last);
         pthread_mutex_lock(&t->mu);
     }
     pthread_mutex_unlock(&t->mu);
@@ -176,6 +195,7 @@ void vigil__fthr_submit(struct vigil__file *f, vigil_file_req *const *reqs, int 
             t->head = reqs[i];
         t->tail = reqs[i];
     }
+    t->qlen += n;
     int wake = t->nidle < n ? t->nidle : n;
     pthread_mutex_unlock(&t->mu);
     if (wake == 1)
@@ -201,6 +221,7 @@ int vigil__fthr_cancel(struct vigil__file *f, vigil_file_req *req)
                 t->head = fr->next;
             if (t->tail == req)
                 t->tail = prev;
+            t->qlen--;
             fr->route = VIGIL__ROUTE_DONE;
             found = true;
             break;
@@ -222,6 +243,7 @@ void vigil__fthr_fini(struct vigil__file *f)
     pthread_mutex_lock(&t->mu);
     vigil_file_req *q = t->head;
     t->head = t->tail = NULL;
+    t->qlen = 0;
     t->stop = true;
     pthread_mutex_unlock(&t->mu);
     pthread_cond_broadcast(&t->cv);
