@@ -23,6 +23,14 @@
  * behind your back), 0, a new fd for OPEN -- or a negative errno. EAGAIN and EINTR are
  * retried inside vigil. A request refused by vigil itself (negative offset, unknown
  * op, NULL callback, a request already in flight) is refused at submission.
+ *
+ * vigil_loop_free with requests in flight: what has not reached the kernel or a worker
+ * is cancelled, what waits in io_uring is cancelled (a pipe's read), the rest (a regular
+ * file's I/O) is waited for; every callback runs once, inside vigil_loop_free, with the
+ * result or -ECANCELED (starting a request from it fails with -ECANCELED). After it
+ * returns, vigil touches neither the requests nor their buffers. A worker thread blocked
+ * in a read of a pipe or socket cannot be interrupted: on the aio and threads engines,
+ * such reads must end before the loop is freed.
  */
 #ifndef VIGIL_FILE_H
 #define VIGIL_FILE_H
