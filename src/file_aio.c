@@ -111,8 +111,7 @@ static bool prep_iocb(struct vigil__file *f, vigil_file_req *req, bool nowait)
 /* io_submit refused this request at submission (not in its completion). */
 static void submit_failed(struct vigil__file *f, vigil_file_req *req, int err)
 {
-    struct iocb *cb = &vigil__freq(req)->iocb;
-    if (err == EOPNOTSUPP || err == EINVAL || (err == EAGAIN && cb->aio_rw_flags)) {
+    if (err == EOPNOTSUPP || err == EINVAL) {
         /* The file takes no RWF_NOWAIT, or no AIO at all (no read_iter, no fsync):
          * a worker does it, and reports the kernel's own error if it is one. */
         to_threads(f, req);
@@ -146,8 +145,9 @@ static void submit_iocbs(struct vigil__file *f, struct aio_state *st, struct ioc
         if (err == EINTR)
             continue;
         vigil_file_req *req = (vigil_file_req *)(uintptr_t)v[done]->aio_data;
-        if (err == EAGAIN && !v[done]->aio_rw_flags) {
-            /* The kernel is out of AIO requests: wait for completions to free some, or,
+        if (err == EAGAIN) {
+            /* At submission EAGAIN means the kernel is out of AIO requests (RWF_NOWAIT's
+             * refusal comes in the completion): wait for completions to free some, or,
              * with none in flight to wait for, let the workers do the rest. */
             for (; done < n; done++) {
                 req = (vigil_file_req *)(uintptr_t)v[done]->aio_data;
