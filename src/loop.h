@@ -96,6 +96,7 @@ struct vigil_loop {
     int64_t comp_ns;                 /* default mode: wake this much before the deadline */
     int64_t sleep_late[VIGIL__SLEEP_WIN]; /* ring of observed sleep lateness (margin input) */
     uint32_t nsleep;
+    bool learn_due;                  /* SLEEP_EVERY new samples: recompute margin, comp */
     uint64_t precise_spin_ns, precise_wakeups, timer_wakeups, early_wakeups;
     int64_t late[VIGIL__LATE_WIN];   /* ring of recent lateness samples */
     uint32_t nlate;

@@ -297,6 +297,7 @@ int vigil__timers_init(vigil_loop *loop)
     loop->comp_ns = 0;
     loop->precise_spin_ns = loop->precise_wakeups = loop->timer_wakeups = loop->early_wakeups = 0;
     loop->nlate = loop->nsleep = 0;
+    loop->learn_due = false;
     return 0;
 }
 
@@ -431,51 +432,24 @@ int vigil__timers_run(vigil_loop *loop)
     return fired;
 }
 
-void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w)
-{
-    w->timeout_ns = -1;
-    w->deadline_ns = 0;
-    loop->wait_target_ns = 0; /* this turn may wait: finish may spin */
-    int64_t best = INT64_MAX; /* relative ns until the wait must end */
-    for (int c = 0; c < VIGIL__CLK_N; c++) {
-        struct vigil__heap *h = &loop->heap[c];
-        if (h->n == 0)
-            continue;
-        bool by_fd = c != VIGIL__CLK_MONO && loop->clk_fd[c] >= 0;
-        if (by_fd)
-            clk_arm(loop, c);
-        const vigil_timer *t = h->a[0];
-        if (t->deadline_ns == INT64_MAX)
-            continue; /* 292 years away: no timeout at all */
-        bool precise = is_precise(loop, t);
-        if (by_fd && !precise)
-            continue; /* its timerfd wakes the loop */
-        int64_t now = clk_now(loop, c);
-        int64_t rem = t->deadline_ns > now ? t->deadline_ns - now : 0;
-        int64_t lead = precise ? loop->precise_margin_ns : loop->comp_ns;
-        rem = rem > lead ? rem - lead : 0;
-        if (rem < best)
-            best = rem;
-    }
-    if (best == INT64_MAX)
-        return;
-    w->timeout_ns = best;
-    if (best > 0) {
-        /* One more (cached) read when only other clocks asked: the backend wants an
-         * absolute MONOTONIC instant too. */
-        w->deadline_ns = add_clamp(clk_now(loop, VIGIL__CLK_MONO), best);
-        loop->wait_target_ns = w->deadline_ns;
-    }
-}
-
 /* Learns the margin from one observed sleep lateness (how long after the asked
  * instant the kernel let the thread run again). */
-static void learn_margin(vigil_loop *loop, int64_t late_ns)
+static void record_sleep(vigil_loop *loop, int64_t late_ns)
 {
     loop->sleep_late[loop->nsleep % VIGIL__SLEEP_WIN] = late_ns;
     loop->nsleep++;
-    if (loop->nsleep % SLEEP_EVERY != 0)
+    if (loop->nsleep % SLEEP_EVERY == 0)
+        loop->learn_due = true;
+}
+
+/* Recomputes the margin and the compensation every SLEEP_EVERY samples. Called before
+ * a wait (whose end is an absolute instant), never between a wake-up and its callback,
+ * so the sort never delays one. */
+static void learn_margin(vigil_loop *loop)
+{
+    if (!loop->learn_due)
         return;
+    loop->learn_due = false;
     uint32_t n = loop->nsleep < VIGIL__SLEEP_WIN ? loop->nsleep : VIGIL__SLEEP_WIN;
     int64_t v[VIGIL__SLEEP_WIN];
     memcpy(v, loop->sleep_late, n * sizeof v[0]);
@@ -512,6 +486,44 @@ static void learn_margin(vigil_loop *loop, int64_t late_ns)
     loop->precise_margin_ns = m;
 }
 
+void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w)
+{
+    w->timeout_ns = -1;
+    w->deadline_ns = 0;
+    loop->wait_target_ns = 0; /* this turn may wait: finish may spin */
+    learn_margin(loop);
+    int64_t best = INT64_MAX; /* relative ns until the wait must end */
+    for (int c = 0; c < VIGIL__CLK_N; c++) {
+        struct vigil__heap *h = &loop->heap[c];
+        if (h->n == 0)
+            continue;
+        bool by_fd = c != VIGIL__CLK_MONO && loop->clk_fd[c] >= 0;
+        if (by_fd)
+            clk_arm(loop, c);
+        const vigil_timer *t = h->a[0];
+        if (t->deadline_ns == INT64_MAX)
+            continue; /* 292 years away: no timeout at all */
+        bool precise = is_precise(loop, t);
+        if (by_fd && !precise)
+            continue; /* its timerfd wakes the loop */
+        int64_t now = clk_now(loop, c);
+        int64_t rem = t->deadline_ns > now ? t->deadline_ns - now : 0;
+        int64_t lead = precise ? loop->precise_margin_ns : loop->comp_ns;
+        rem = rem > lead ? rem - lead : 0;
+        if (rem < best)
+            best = rem;
+    }
+    if (best == INT64_MAX)
+        return;
+    w->timeout_ns = best;
+    if (best > 0) {
+        /* One more (cached) read when only other clocks asked: the backend wants an
+         * absolute MONOTONIC instant too. */
+        w->deadline_ns = add_clamp(clk_now(loop, VIGIL__CLK_MONO), best);
+        loop->wait_target_ns = w->deadline_ns;
+    }
+}
+
 void vigil__timers_finish(vigil_loop *loop)
 {
     if (loop->wait_target_ns < 0)
@@ -521,7 +533,7 @@ void vigil__timers_finish(vigil_loop *loop)
          * (or an fd woke it about then): that is a sample of sleep lateness */
         int64_t now = clk_now(loop, VIGIL__CLK_MONO);
         if (now >= loop->wait_target_ns)
-            learn_margin(loop, now - loop->wait_target_ns);
+            record_sleep(loop, now - loop->wait_target_ns);
     }
     loop->wait_target_ns = -1;
     bool spun = false;

@@ -40,10 +40,11 @@ int main(void)
     vigil_timer s = {0};
     CHECK_EQ(vigil_timer_start(loop, &s, CLOCK_MONOTONIC, TT_MS, TT_MS, 0, stall_cb), 0);
     usleep(20000);
+    /* ~20 intervals missed: one callback, not 20. A turn has two firing passes and a
+     * repeating timer fires at most once per pass, so a second one only if a new
+     * interval elapsed within the turn (a preempted test process). */
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 1);
-    CHECK_EQ(stalls, 1);
-    CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 1);
-    CHECK(stalls <= 2); /* at most one more if a new interval elapsed meanwhile */
+    CHECK(stalls >= 1 && stalls <= 2);
     CHECK_EQ(vigil_timer_stop(loop, &s), 0);
 
     /* Repeating on the timerfd clocks too. */
