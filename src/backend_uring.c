@@ -263,6 +263,8 @@ static int poll_done(struct vigil_loop *loop, uint64_t ud, int32_t res, int n)
     /* Only bits someone may want: a completion for a lazily kept bit alone is not an
      * event (ERR and HUP always are). */
     uint32_t rev = (uint32_t)(res > 0 ? res : 0) & (slot->wanted | VIGIL_ERR | VIGIL_HUP);
+    if (!rev && res > 0)
+        ((struct vigil__uring *)loop->bk)->spurious++;
     if (rev) {
         loop->ev[n].fd = fd;
         loop->ev[n].gen = slot->bk_gen;
@@ -300,6 +302,7 @@ static int reap(struct vigil_loop *loop, struct vigil__uring *u)
             struct vigil__uring_op *op = (struct vigil__uring_op *)(uintptr_t)ud;
             if (!(cflags & IORING_CQE_F_MORE))
                 u->inflight--;
+            u->ops_done++;
             op->complete(loop, op, res, cflags);
         }
     }
@@ -315,20 +318,10 @@ static int enter(struct vigil__uring *u, unsigned to_submit, unsigned min_comple
     return r < 0 ? -errno : (int)r;
 }
 
-static int uring_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
+/* Hands the SQ ring to the kernel and waits as w says: one io_uring_enter, or none
+ * when the turn must not sleep and there is nothing to submit or run. */
+static int submit_wait(struct vigil__uring *u, const struct vigil__wait *w)
 {
-    struct vigil__uring *u = loop->bk;
-    if (!u->enabled) {
-        int r = vigil__uring_enable(u);
-        if (r < 0)
-            return r;
-    }
-    /* 1. The changes, into the SQ ring. A failure to get an SQE leaves the rest dirty. */
-    for (int i = 0; i < ndirty; i++)
-        if (apply(loop, u, dirty[i]) < 0)
-            break;
-
-    /* 2. One enter for the submission and the wait, or none at all. */
     struct io_uring_sq *sq = &u->ring.sq;
     unsigned tail = sq->sqe_tail;
     if (sq->sqe_head != tail) {
@@ -373,13 +366,43 @@ static int uring_turn(struct vigil_loop *loop, const int *dirty, int ndirty, con
             r = enter(u, to_submit, rel ? 1 : 0, flags, &arg);
         }
     }
-    /* -ETIME: the deadline passed; -EINTR: a signal; -EBUSY/-EAGAIN: the CQ ring is
-     * full of completions we have not read yet (reading them below is the cure). */
-    if (r < 0 && r != -ETIME && r != -EINTR && r != -EBUSY && r != -EAGAIN)
-        return r;
+    return r;
+}
 
-    /* 3. Completions. */
-    return reap(loop, u);
+static int uring_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
+{
+    struct vigil__uring *u = loop->bk;
+    if (!u->enabled) {
+        int r = vigil__uring_enable(u);
+        if (r < 0)
+            return r;
+    }
+    /* 1. The changes, into the SQ ring. A failure to get an SQE leaves the rest dirty. */
+    for (int i = 0; i < ndirty; i++)
+        if (apply(loop, u, dirty[i]) < 0)
+            break;
+    for (int round = 0;; round++) {
+        /* 2. One enter for the submission and the wait, or none at all. */
+        int r = submit_wait(u, w);
+        /* -ETIME: the deadline passed; -EINTR: a signal; -EBUSY/-EAGAIN: the CQ ring is
+         * full of completions we have not read yet (reading them below is the cure). */
+        if (r < 0 && r != -ETIME && r != -EINTR && r != -EBUSY && r != -EAGAIN)
+            return r;
+        /* 3. Completions. */
+        u->spurious = u->ops_done = 0;
+        int n = reap(loop, u);
+        if (n > 0 || u->ops_done || !u->spurious || w->timeout_ns == 0 || r == -ETIME || r == -EINTR ||
+            loop->fail_head >= 0 || round == 2)
+            return n;
+        /* The wait ended only for polls that fired on a bit nobody wants any more (lazy
+         * narrowing): nothing happened that the loop asked about, and this turn was
+         * meant to sleep. Re-arm those exactly and wait again, to the same deadline.
+         * They are on the dirty list (appended by poll_done, or there since the turn
+         * began); apply() leaves the others as they are. */
+        for (int i = 0; i < loop->ndirty; i++)
+            if (!loop->fds[loop->dirty[i]].failed && apply(loop, u, loop->dirty[i]) < 0)
+                break;
+    }
 }
 
 #else /* !VIGIL_HAVE_LIBURING */

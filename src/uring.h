@@ -60,6 +60,8 @@ struct vigil__uring {
     bool enabled;           /* IORING_SETUP_R_DISABLED lifted (first turn) */
     bool abs_timer;         /* the kernel takes IORING_ENTER_ABS_TIMER (6.12+) */
     uint64_t enters;        /* io_uring_enter calls, for tests and the lab */
+    unsigned spurious;      /* this wait's polls that fired only for unwanted bits */
+    unsigned ops_done;      /* this wait's op completions */
 };
 
 /* Lifts R_DISABLED: the calling thread becomes the ring's single issuer. */
