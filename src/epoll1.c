@@ -199,8 +199,13 @@ static int chain_run(struct tstate *t, int epfd, int n, struct epoll_ctl_cmd *cm
 {
     struct io_uring *ring = &t->ring;
     for (int i = 0; i < n; i++) {
-        /* The ring is empty between calls, so n <= RING_ENTRIES SQEs always fit. */
+        /* The ring is empty between calls, so n <= RING_ENTRIES SQEs always fit; if it
+         * ever is not, nothing has been submitted yet: take back what we prepared. */
         struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+        if (!sqe) {
+            ring->sq.sqe_tail = ring->sq.sqe_head;
+            return -EBUSY;
+        }
         t->ev[i].events = cmds[i].events;
         t->ev[i].data.u64 = cmds[i].data;
         io_uring_prep_epoll_ctl(sqe, epfd, cmds[i].fd, cmds[i].op, &t->ev[i]);
@@ -271,8 +276,11 @@ static int batch_uring(struct tstate *t, int epfd, int ncmds, struct epoll_ctl_c
         }
         if (n > 0) {
             int r = chain_run(t, epfd, n, cmds + done);
-            if (r < 0)
-                return done > 0 ? done : r;  /* ring failure: nothing of this chunk ran */
+            if (r < 0) {
+                /* The ring failed as a whole and nothing of this chunk ran: the epoll
+                 * path finishes the batch with the same results. */
+                return done + batch_epoll(epfd, ncmds - done, cmds + done);
+            }
             done += r;
             if (r < n)
                 return done;
@@ -300,17 +308,9 @@ int vigil_epoll_ctl_batch(int epfd, int flags, int ncmds, struct epoll_ctl_cmd *
 #ifdef VIGIL_HAVE_LIBURING
     if (forced_path != PATH_EPOLL) {
         int r = ring_get(t);
-        if (r == 0) {
-            r = batch_uring(t, epfd, ncmds, cmds);
-            if (r >= 0)
-                return r;
-            if (forced_path == PATH_URING || r == -ENOMEM) {
-                errno = -r;
-                return -1;
-            }
-            /* The ring failed as a whole before any entry ran: the epoll path below
-             * gives the same results. */
-        } else if (forced_path == PATH_URING) {
+        if (r == 0)
+            return batch_uring(t, epfd, ncmds, cmds);
+        if (forced_path == PATH_URING) {
             errno = r == -ENOMEM ? ENOMEM : ENOSYS;
             return -1;
         }
