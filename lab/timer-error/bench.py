@@ -39,6 +39,7 @@ SYSTEMS = [
     (["te_libuv"], "libuv (ms)", True),
     (["te_libev"], "libev", True),
     (["te_libevent"], "libevent", True),
+    (["te_libevent", "--precise", "1"], "libevent PRECISE_TIMER flag", False),
 ]
 
 
@@ -72,6 +73,8 @@ def _label(r):
         return f"vigil {c} [{r.get('backend')}]"
     if s == "kernel":
         return {"select": "select", "poll": "poll (ms)"}.get(c, c.replace("pwait2", "epoll_pwait2"))
+    if "PRECISE_TIMER" in c:
+        return f"{s} (PRECISE_TIMER flag)"
     return s
 
 
@@ -84,7 +87,8 @@ def plot(rows, ax):
         series.setdefault(_label(r), []).append(r)
     style = {"select": ("#7f7f7f", "--"), "poll (ms)": ("#bcbd22", "--"),
              "epoll_pwait2 slack default": ("#17becf", "--"), "epoll_pwait2 slack 1ns": ("#000000", "--"),
-             "libuv": ("#2ca02c", "-"), "libev": ("#ff7f0e", "-"), "libevent": ("#d62728", "-")}
+             "libuv": ("#2ca02c", "-"), "libev": ("#ff7f0e", "-"), "libevent": ("#d62728", "-"),
+             "libevent (PRECISE_TIMER flag)": ("#d62728", ":")}
     vig = ["#1f77b4", "#6baed6", "#08306b", "#9467bd", "#c5b0d5", "#54278f"]
     vi, lo = 0, -1.0
     for name in sorted(series):
