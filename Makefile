@@ -26,7 +26,9 @@ lib: deps-test
 test: deps-test
 	@cmake -S . -B $(BUILD)/test -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE=ON -DVIGIL_WERROR=ON $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD)/test -j $(JOBS) -- --no-print-directory
-	@cd $(BUILD)/test && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	@cd $(BUILD)/test && { ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS); echo $$? > ctest.rc; } | tee ctest.out; rc=$$(cat ctest.rc); \
+	  grep -E '^[0-9]+% tests passed' ctest.out > ctest-summary.txt; \
+	  bash $(CURDIR)/scripts/test-skips.sh . ; exit $$rc
 
 lab: deps-lab
 	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=ON $(CMAKE_ARGS) >/dev/null
