@@ -84,6 +84,8 @@ struct vigil__mq_hdr {
     uint32_t epoch;          /* recovery counter, the mark of in-use slots */
     uint32_t top_prio;       /* curmsgs > 0: the highest non-empty priority, */
     uint32_t top_ref;        /* and its list head: the next message to receive */
+    uint32_t k2_prio;        /* k2_valid: the highest non-empty priority below top_prio */
+    uint32_t k2_valid;
     uint64_t top2;           /* bit t: top[t] != 0 */
     uint64_t top[VIGIL__MQ_NPRIO / 64 / 64]; /* bit w: lvl[w] != 0 */
 

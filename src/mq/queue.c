@@ -393,20 +393,11 @@ static inline void qunlock(struct vigil__mq *q)
 /* Bitmap helpers (lock held). */
 static inline void bit_set(struct vigil__mq_hdr *h, uint32_t p)
 {
-    h->lvl[p >> 6] |= 1ull << (p & 63);
-    h->top[p >> 12] |= 1ull << ((p >> 6) & 63);
-    h->top2 |= 1ull << (p >> 12);
-}
-
-static inline void bit_clear(struct vigil__mq_hdr *h, uint32_t p)
-{
-    uint64_t w = h->lvl[p >> 6] & ~(1ull << (p & 63));
-    h->lvl[p >> 6] = w;
-    if (!w) {
-        uint64_t t = h->top[p >> 12] & ~(1ull << ((p >> 6) & 63));
-        h->top[p >> 12] = t;
-        if (!t)
-            h->top2 &= ~(1ull << (p >> 12));
+    uint64_t old = h->lvl[p >> 6];
+    h->lvl[p >> 6] = old | 1ull << (p & 63);
+    if (!old) { /* the upper levels already know a non-empty word */
+        h->top[p >> 12] |= 1ull << ((p >> 6) & 63);
+        h->top2 |= 1ull << (p >> 12);
     }
 }
 
@@ -428,34 +419,68 @@ static inline long bit_highest(const struct vigil__mq_hdr *h)
     return (long)w * 64 + 63 - __builtin_clzll(lw);
 }
 
-/* Clears priority p, the highest non-empty one, and returns the next highest (-1 if
- * none, -EBADMSG if the levels disagree). The next is most often in the same bitmap
- * word, which we hold in a register already: no walk from the top. */
-static inline long bit_clear_next(struct vigil__mq_hdr *h, uint32_t p)
+/* Receive shortcuts, kept under the lock (derived state, rebuilt by recovery):
+ *   top_ref != 0   the first message to receive, head of list top_prio;
+ *   top_ref == 0   (queue not empty) every message is below top_prio, the first one is
+ *                  not known yet: the next receive walks the bitmap;
+ *   k2_valid       k2_prio is the highest non-empty list other than top_prio, so when
+ *                  the top list empties the next one is known without a walk (a queue
+ *                  used like a stack: send above everything, receive it back).
+ * top_note: a message went into list prio (queue held cur messages before, the list was
+ * empty unless prio is the top); ref is its slot. */
+static inline void top_note(struct vigil__mq_hdr *h, uint32_t cur, uint32_t prio, uint32_t ref)
 {
+    if (cur == 0) {
+        h->top_prio = prio;
+        h->top_ref = ref;
+        h->k2_valid = 0;
+    } else if (h->top_ref == 0) {
+        if (prio >= h->top_prio) { /* above everything queued */
+            h->top_prio = prio;
+            h->top_ref = ref;
+            h->k2_valid = 0;
+        }
+    } else if (prio > h->top_prio) {
+        h->k2_prio = h->top_prio; /* the old first list is the runner-up now */
+        h->k2_valid = 1;
+        h->top_prio = prio;
+        h->top_ref = ref;
+    } else if (prio < h->top_prio && h->k2_valid && prio > h->k2_prio) {
+        h->k2_prio = prio;
+    }
+}
+
+/* The first list (priority p) just emptied; the queue held cur messages before the
+ * receive (lock held). Clears p's bits and names the next first message where that
+ * needs no bitmap walk: the runner-up if known, else the word we hold; otherwise the
+ * next receive walks. */
+static inline void top_after_empty(struct vigil__mq *q, uint32_t p, uint32_t cur)
+{
+    struct vigil__mq_hdr *h = q->h;
+    /* hd->tail is left stale: nobody reads it while the head is 0. */
     uint64_t w = h->lvl[p >> 6] & ~(1ull << (p & 63));
     h->lvl[p >> 6] = w;
-    if (w)
-        return (long)(p & ~63u) + 63 - __builtin_clzll(w);
-    uint32_t ti = p >> 12;
-    uint64_t t = h->top[ti] & ~(1ull << ((p >> 6) & 63));
-    h->top[ti] = t;
-    if (!t) {
-        uint64_t t2 = h->top2 & ~(1ull << ti);
-        h->top2 = t2;
-        t2 &= 0xff;
-        if (!t2)
-            return -1;
-        ti = 63 - (uint32_t)__builtin_clzll(t2);
-        t = h->top[ti];
+    if (!w) {
+        uint64_t t = h->top[p >> 12] & ~(1ull << ((p >> 6) & 63));
+        h->top[p >> 12] = t;
         if (!t)
-            return -EBADMSG;
+            h->top2 &= ~(1ull << (p >> 12));
     }
-    uint32_t wi = ti * 64 + 63 - (uint32_t)__builtin_clzll(t);
-    uint64_t lw = h->lvl[wi];
-    if (!lw)
-        return -EBADMSG;
-    return (long)wi * 64 + 63 - __builtin_clzll(lw);
+    uint32_t np = p;
+    if (h->k2_valid && cur > 1 && h->k2_prio < p)
+        np = h->k2_prio;
+    else if (w)
+        np = (p & ~63u) + 63 - (uint32_t)__builtin_clzll(w);
+    h->k2_valid = 0;
+    if (np != p) {
+        h->top_prio = np;
+        h->top_ref = q->heads[np].head;
+    } else {
+        /* Unknown, below p: the next receive looks it up, unless a send at p or above
+         * names it first (the usual case with rising priorities). top_prio stays p,
+         * the bound. */
+        h->top_ref = 0;
+    }
 }
 
 /* Points the receive shortcut (top_prio, top_ref) at the highest list, after that
@@ -472,6 +497,7 @@ static inline int top_refresh(struct vigil__mq *q)
     }
     h->top_prio = (uint32_t)p;
     h->top_ref = q->heads[p].head;
+    h->k2_valid = 0;
     return 0;
 }
 
@@ -486,10 +512,10 @@ static inline void front_push(struct vigil__mq *q, uint32_t ref, struct vigil__m
         hd->tail = ref;
     hd->head = ref; /* commit: the message is queued again */
     bit_set(h, s->prio);
-    if (h->curmsgs == 0 || s->prio >= h->top_prio) {
-        h->top_prio = s->prio;
-        h->top_ref = ref;
-    }
+    if (h->curmsgs && h->top_ref && s->prio == h->top_prio)
+        h->top_ref = ref; /* in front of the first list's head */
+    else
+        top_note(h, h->curmsgs, s->prio, ref);
     h->curmsgs++;
 }
 
@@ -853,17 +879,12 @@ static inline void watch_wake(struct vigil__mq_hdr *h, unsigned m)
 
 static void notify_deliver(const struct vigil__mq_fire *f, struct vigil__mq_hdr *h);
 
-int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
-                   const struct timespec *abs_rt, int nonblock)
+/* The whole send, every case (lock held on entry, released on return). */
+static __attribute__((noinline)) int send_locked(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
+                                                 const struct timespec *abs_rt, int nonblock)
 {
     struct vigil__mq_hdr *h = q->h;
-    if (prio >= VIGIL__MQ_NPRIO)
-        return -EINVAL;
-    if (len > q->msgsize)
-        return -EMSGSIZE;
-    int r = qlock(q);
-    if (r < 0)
-        return r;
+    int r;
     for (;;) {
         uint32_t cur = h->curmsgs;
         if (cur > q->maxmsg) {
@@ -899,23 +920,22 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
                 atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_seq_cst);
             } else {
                 struct vigil__mq_head *hd = &q->heads[prio];
-                uint32_t tail = hd->tail;
-                if (tail) {
+                if (hd->head) {
+                    /* The list's tail is only meaningful while its head is set. */
+                    uint32_t tail = hd->tail;
                     if (!ref_ok(q, tail) || tail > h->fresh) {
                         slot_free(q, ref);
                         r = -EBADMSG;
                         goto out_unlock;
                     }
                     slot_at(q, tail)->next = ref; /* commit */
+                    hd->tail = ref;
                 } else {
                     hd->head = ref; /* commit */
+                    hd->tail = ref;
+                    bit_set(h, prio); /* a non-empty list has its bit already */
                 }
-                hd->tail = ref;
-                bit_set(h, prio);
-                if (cur == 0 || prio > h->top_prio) {
-                    h->top_prio = prio; /* the new first message to receive */
-                    h->top_ref = ref;
-                }
+                top_note(h, cur, prio, ref);
                 h->curmsgs = cur + 1;
                 /* Notification: a message arrives on an empty queue and no receiver
                  * waits (none did: w == NULL). One-shot: unregister now. */
@@ -999,15 +1019,12 @@ static struct vigil__mq_rec *room_wake(struct vigil__mq *q)
     return w;
 }
 
-ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
-                          const struct timespec *abs_rt, int nonblock)
+/* The whole receive, every case (lock held on entry, released on return). */
+static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
+                                                        const struct timespec *abs_rt, int nonblock)
 {
     struct vigil__mq_hdr *h = q->h;
-    if (len < q->msgsize)
-        return -EMSGSIZE;
-    ssize_t r = qlock(q);
-    if (r < 0)
-        return r;
+    ssize_t r;
     for (;;) {
         uint32_t cur = h->curmsgs;
         if (cur > q->maxmsg) {
@@ -1018,6 +1035,18 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
             /* The shortcut names the first message: its slot and its list head load
              * in parallel instead of a chain through the bitmap. */
             uint32_t p = h->top_prio, ref = h->top_ref;
+            if (ref == 0) {
+                /* Not known since the last list emptied: walk the bitmap. */
+                long hp = bit_highest(h);
+                if (hp < 0 || (uint32_t)hp > p) {
+                    r = -EBADMSG;
+                    goto out_unlock;
+                }
+                p = (uint32_t)hp;
+                ref = q->heads[p].head;
+                h->top_prio = p;
+                h->top_ref = ref;
+            }
             if (p >= VIGIL__MQ_NPRIO || !ref_ok(q, ref) || ref > h->fresh) {
                 r = -EBADMSG;
                 goto out_unlock;
@@ -1038,17 +1067,8 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
             hd->head = next; /* commit: the message is ours */
             h->curmsgs = cur - 1;
             h->top_ref = next;
-            if (!next) {
-                hd->tail = 0;
-                long np = bit_clear_next(h, p);
-                if (np >= 0) {
-                    h->top_prio = (uint32_t)np;
-                    h->top_ref = q->heads[np].head;
-                } else if (cur > 1) {
-                    /* The bitmap lost the remaining messages: report it next time. */
-                    h->top_ref = 0;
-                }
-            }
+            if (!next)
+                top_after_empty(q, p, cur);
             slot_free(q, ref);
             /* The next receive starts from this slot; in a deep queue it was written
              * long ago and has left L1: fetch it while the caller does other work. */
@@ -1264,7 +1284,7 @@ int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len)
             last = ref;
             ref = s->next;
         }
-        if (hd->tail != last)
+        if (hd->head && hd->tail != last)
             FAIL("prio %u: tail %u, last %u", p, hd->tail, last);
         count += n;
     }
@@ -1275,8 +1295,17 @@ int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len)
         FAIL("curmsgs %u, counted %u", h->curmsgs, count);
     if (count) {
         long p = bit_highest(h);
-        if (p < 0 || h->top_prio != (uint32_t)p || h->top_ref != q->heads[p].head)
+        if (p < 0 || (h->top_ref && (h->top_prio != (uint32_t)p || h->top_ref != q->heads[p].head)) ||
+            (!h->top_ref && (uint32_t)p > h->top_prio))
             FAIL("shortcut: top %u/%u, highest %ld", h->top_prio, h->top_ref, p);
+        if (h->k2_valid) {
+            long second = -1;
+            for (long pp = p - 1; pp >= 0 && second < 0; pp--)
+                if (q->heads[pp].head)
+                    second = pp;
+            if (second < 0 || (uint32_t)second != h->k2_prio)
+                FAIL("runner-up %u, found %ld", h->k2_prio, second);
+        }
     }
     for (uint32_t ref = h->free_head; ref; ref = slot_at(q, ref)->next) {
         if (!ref_ok(q, ref) || ref > h->fresh || ++nfree > q->maxmsg)
@@ -1295,6 +1324,95 @@ out:
     qunlock(q);
     return r;
 #undef FAIL
+}
+
+/* ------------------------------------------------------------ fast paths */
+
+/* The uncontended cases, kept small (no waiter, no notification, no watcher, the first
+ * message known): a lock, a copy, a few stores, an unlock. Anything else goes to the
+ * whole operation above, with the lock still held. */
+
+int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
+                   const struct timespec *abs_rt, int nonblock)
+{
+    struct vigil__mq_hdr *h = q->h;
+    if (prio >= VIGIL__MQ_NPRIO)
+        return -EINVAL;
+    if (len > q->msgsize)
+        return -EMSGSIZE;
+    int r = qlock(q);
+    if (r < 0)
+        return r;
+    uint32_t cur = h->curmsgs, ref = h->free_head;
+    struct vigil__mq_head *hd = &q->heads[prio];
+    uint32_t head = hd->head;
+    /* One test for the rare cases: waiters, a registration, watchers, spares. */
+    if (__builtin_expect((h->nrec_busy | h->notify_pid | atomic_load_explicit(&h->watchers, memory_order_relaxed) |
+                          h->spare_waiters) != 0 ||
+                             cur >= q->maxmsg || !ref_ok(q, ref) || ref > h->fresh,
+                         0))
+        return send_locked(q, msg, len, prio, abs_rt, nonblock);
+    struct vigil__mq_slot *s = slot_at(q, ref);
+    uint32_t nfree = s->next;
+    uint32_t tail = hd->tail;
+    if (__builtin_expect((nfree && (!ref_ok(q, nfree) || nfree > h->fresh)) ||
+                             (head && (!ref_ok(q, tail) || tail > h->fresh)),
+                         0))
+        return send_locked(q, msg, len, prio, abs_rt, nonblock); /* reports it */
+    h->free_head = nfree;
+    msg_copy(s->data, msg, len);
+    s->len = (uint32_t)len;
+    s->prio = prio;
+    s->next = 0;
+    if (head) {
+        slot_at(q, tail)->next = ref; /* commit */
+        hd->tail = ref;
+    } else {
+        hd->head = ref; /* commit */
+        hd->tail = ref;
+        bit_set(h, prio);
+    }
+    top_note(h, cur, prio, ref);
+    h->curmsgs = cur + 1;
+    qunlock(q);
+    return 0;
+}
+
+ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
+                          const struct timespec *abs_rt, int nonblock)
+{
+    struct vigil__mq_hdr *h = q->h;
+    if (len < q->msgsize)
+        return -EMSGSIZE;
+    ssize_t r = qlock(q);
+    if (r < 0)
+        return r;
+    uint32_t cur = h->curmsgs, p = h->top_prio, ref = h->top_ref;
+    if (__builtin_expect((h->nrec_busy | atomic_load_explicit(&h->watchers, memory_order_relaxed) |
+                          h->spare_waiters) != 0 ||
+                             cur - 1 >= q->maxmsg || p >= VIGIL__MQ_NPRIO || !ref_ok(q, ref) || ref > h->fresh,
+                         0))
+        return receive_locked(q, buf, len, prio, abs_rt, nonblock);
+    struct vigil__mq_head *hd = &q->heads[p];
+    struct vigil__mq_slot *s = slot_at(q, ref);
+    uint32_t mlen = s->len, next = s->next;
+    if (__builtin_expect(hd->head != ref || mlen > q->msgsize || (next && (!ref_ok(q, next) || next > h->fresh)), 0))
+        return receive_locked(q, buf, len, prio, abs_rt, nonblock); /* reports it */
+    /* Copy first: if we die here the message is still queued. */
+    msg_copy(buf, s->data, mlen);
+    hd->head = next; /* commit: the message is ours */
+    h->curmsgs = cur - 1;
+    h->top_ref = next;
+    if (!next)
+        top_after_empty(q, p, cur);
+    slot_free(q, ref);
+    uint32_t nref = h->top_ref;
+    qunlock(q);
+    if (nref - 1 < q->maxmsg)
+        __builtin_prefetch(slot_at(q, nref));
+    if (prio)
+        *prio = p;
+    return mlen;
 }
 
 /* ------------------------------------------------------------ loop watchers */

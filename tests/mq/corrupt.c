@@ -94,6 +94,7 @@ int main(void)
     q = fresh("/c6b");
     m = vigil__mq_get(q);
     m->h->lvl[0] |= 1ull << 5;
+    m->h->k2_valid = 0; /* else the runner-up names prio 0 without the bitmap */
     char b6[32];
     CHECK_EQ(vigil_mq_receive(q, b6, 32, NULL), 8); /* prio 1 empties; "5" is next */
     expect_badmsg_recv(q);
