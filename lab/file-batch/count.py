@@ -43,6 +43,12 @@ def main():
     if not os.path.exists(PERF):
         print("file-batch: no perf, no system call counts", file=sys.stderr)
         sys.exit(77)
+    probe = subprocess.run([PERF, "stat", "-x", ",", "-e", "raw_syscalls:sys_enter", "--", "true"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:  # not root and perf_event_paranoid too strict, or no tracepoints
+        last = (probe.stderr.strip().splitlines() or ["perf failed"])[-1]
+        print(f"file-batch: perf cannot count system calls here: {last}", file=sys.stderr)
+        sys.exit(77)
     failed = 0
     for f in FILES:
         path = os.path.join(d, f)
