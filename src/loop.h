@@ -84,7 +84,7 @@ struct vigil_loop {
     uint64_t timer_seq;
     vigil_io clk_io[VIGIL__CLK_N];   /* timerfds for BOOT and REAL (MONO unused) */
     int clk_fd[VIGIL__CLK_N];
-    int64_t clk_armed[VIGIL__CLK_N]; /* deadline the timerfd is armed for, or -1 */
+    int64_t clk_armed[VIGIL__CLK_N]; /* absolute expiry the timerfd is armed at, or -1 */
     bool real_changed;               /* the REALTIME clock was set: recheck */
     int64_t real_offset_ns;          /* test-only shift of REALTIME (inject_clock_change) */
 

@@ -265,15 +265,19 @@ static void clk_arm(vigil_loop *loop, int c)
     if (h->n == 0)
         return;
     int64_t d = h->a[0]->deadline_ns;
-    if (d == loop->clk_armed[c] || d == INT64_MAX)
+    if (d == INT64_MAX)
         return;
+    /* k: the kernel's absolute expiry (the test-only offset taken out); >= 1, so the
+     * "not armed" mark -1 never matches it */
     int64_t k = c == VIGIL__CLK_REAL ? add_clamp(d, -loop->real_offset_ns) : d;
     if (k < 1)
         k = 1; /* a deadline in the past: expire at once (0 would disarm) */
+    if (k == loop->clk_armed[c])
+        return;
     struct itimerspec its = {{0, 0}, {(time_t)(k / 1000000000), (long)(k % 1000000000)}};
     int fl = TFD_TIMER_ABSTIME | (c == VIGIL__CLK_REAL ? TFD_TIMER_CANCEL_ON_SET : 0);
     if (timerfd_settime(loop->clk_fd[c], fl, &its, NULL) == 0)
-        loop->clk_armed[c] = d;
+        loop->clk_armed[c] = k;
     else
         loop->clk_armed[c] = -1; /* retried next turn */
 }
@@ -504,10 +508,10 @@ void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w)
         if (t->deadline_ns == INT64_MAX)
             continue; /* 292 years away: no timeout at all */
         bool precise = is_precise(loop, t);
-        if (by_fd && !precise)
-            continue; /* its timerfd wakes the loop */
-        int64_t now = clk_now(loop, c);
+        int64_t now = clk_now(loop, c); /* cached: the turn's first pass read it */
         int64_t rem = t->deadline_ns > now ? t->deadline_ns - now : 0;
+        if (by_fd && !precise && rem > 0)
+            continue; /* its timerfd wakes the loop */
         int64_t lead = precise ? loop->precise_margin_ns : loop->comp_ns;
         rem = rem > lead ? rem - lead : 0;
         if (rem < best)

@@ -5,8 +5,17 @@
 
 #include "loop.h" /* the private deadline field, to check the clamp itself */
 
+#include <unistd.h>
+
 static int fired;
 static void cb(vigil_loop *loop, vigil_timer *t) { (void)loop; (void)t; fired++; }
+
+static vigil_timer past;
+static void start_past(vigil_loop *loop, vigil_timer *t)
+{
+    (void)t;
+    CHECK_EQ(vigil_timer_start(loop, &past, CLOCK_REALTIME, -1, 0, VIGIL_TIMER_ABS, cb), 0);
+}
 
 int main(void)
 {
@@ -50,6 +59,17 @@ int main(void)
     CHECK_EQ(vigil_loop_stats(loop, &st), 0);
     CHECK_EQ(st.late_max_ns, INT64_MAX);
     CHECK_EQ(st.early_wakeups, 0);
+
+    /* A past deadline of -1 ns on a timerfd clock, started by a callback of that
+     * clock's firing pass (so that pass does not fire it): the turn must not sleep on
+     * it (-1 must not be mistaken for "timerfd already armed there"). */
+    fired = 0;
+    alarm(20); /* a hang fails the test instead of running into ctest's timeout */
+    vigil_timer starter = {0};
+    CHECK_EQ(vigil_timer_start(loop, &starter, CLOCK_REALTIME, 1, 0, VIGIL_TIMER_ABS, start_past), 0);
+    CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_DEFAULT), 0);
+    CHECK_EQ(fired, 1);
+    alarm(0);
 
     /* Nothing active any more: DEFAULT returns at once. */
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_DEFAULT), 0);
