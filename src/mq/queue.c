@@ -503,19 +503,22 @@ static inline int top_refresh(struct vigil__mq *q)
 
 /* Puts a message back at the front of its priority (lock held): a dead receiver's
  * handed-off message, sent before anything queued since. */
-static inline void front_push(struct vigil__mq *q, uint32_t ref, struct vigil__mq_slot *s)
+static inline void front_push(struct vigil__mq *q, uint32_t ref, struct vigil__mq_slot *s, uint32_t prio)
 {
+    /* prio: the slot's priority, read once and checked by the caller (the shared copy
+     * may change under us). */
     struct vigil__mq_hdr *h = q->h;
-    struct vigil__mq_head *hd = &q->heads[s->prio];
-    s->next = hd->head;
-    if (!hd->head)
+    struct vigil__mq_head *hd = &q->heads[prio];
+    uint32_t head = hd->head;
+    s->next = head;
+    if (!head)
         hd->tail = ref;
     hd->head = ref; /* commit: the message is queued again */
-    bit_set(h, s->prio);
-    if (h->curmsgs && h->top_ref && s->prio == h->top_prio)
+    bit_set(h, prio);
+    if (h->curmsgs && h->top_ref && prio == h->top_prio)
         h->top_ref = ref; /* in front of the first list's head */
     else
-        top_note(h, h->curmsgs, s->prio, ref);
+        top_note(h, h->curmsgs, prio, ref);
     h->curmsgs++;
 }
 
@@ -600,16 +603,18 @@ static int recover(struct vigil__mq *q)
             if (!ref_ok(q, ref) || ref > h->fresh)
                 return -EBADMSG;
             struct vigil__mq_slot *s = slot_at(q, ref);
-            if (s->mark == epoch || s->len > q->msgsize || s->prio >= VIGIL__MQ_NPRIO)
+            uint32_t sprio = s->prio; /* read once: checked, then used */
+            if (s->mark == epoch || s->len > q->msgsize || sprio >= VIGIL__MQ_NPRIO)
                 return -EBADMSG;
             s->mark = epoch;
             if (!alive) {
-                struct vigil__mq_head *hd = &q->heads[s->prio];
-                s->next = hd->head;
-                if (!hd->head)
+                struct vigil__mq_head *hd = &q->heads[sprio];
+                uint32_t head = hd->head;
+                s->next = head;
+                if (!head)
                     hd->tail = ref;
                 hd->head = ref; /* commit: the message is queued again */
-                bit_set(h, s->prio);
+                bit_set(h, sprio);
                 count++;
             }
         }
@@ -661,10 +666,11 @@ static int rec_reap(struct vigil__mq *q, struct vigil__mq_rec *r, int tr)
     if (atomic_load_explicit(&r->state, memory_order_relaxed) == VIGIL__REC_READY && r->kind == VIGIL__REC_RECV) {
         uint32_t ref = r->slot;
         struct vigil__mq_slot *s = ref_ok(q, ref) && ref <= h->fresh ? slot_at(q, ref) : NULL;
-        if (!s || s->prio >= VIGIL__MQ_NPRIO || s->len > q->msgsize || h->curmsgs >= q->maxmsg) {
+        uint32_t sprio = s ? s->prio : VIGIL__MQ_NPRIO; /* read once: checked, then used */
+        if (!s || sprio >= VIGIL__MQ_NPRIO || s->len > q->msgsize || h->curmsgs >= q->maxmsg) {
             ret = -EBADMSG;
         } else {
-            front_push(q, ref, s);
+            front_push(q, ref, s, sprio);
         }
     }
     atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
