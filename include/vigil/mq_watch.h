@@ -15,6 +15,8 @@
  *     io_uring (a few microseconds).
  * Senders and receivers of a watched queue (in any process) make one futex wake when the
  * queue turns non-empty or non-full; unwatched queues pay nothing.
+ * Stop mq watchers before vigil_loop_free(): unlike an fd watcher, a forgotten one keeps
+ * its helper thread (fallback) and keeps the queue's users waking it.
  */
 #ifndef VIGIL_MQ_WATCH_H
 #define VIGIL_MQ_WATCH_H
