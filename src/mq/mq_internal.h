@@ -118,6 +118,7 @@ struct vigil__mq {
     uint32_t maxmsg, msgsize, stride;
     int trylock_only;        /* fuzz harness: a held lock is EAGAIN, not a wait */
     int no_signal;           /* fuzz harness: never deliver a notification */
+    unsigned idle_wakes;     /* lock wakes in a row that found nobody asleep */
 };
 
 /* What a send owes after it unlocked: a notification to deliver. */

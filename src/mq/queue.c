@@ -360,7 +360,11 @@ static int qlock_slow(struct vigil__mq *q, uint32_t tid)
         atomic_fetch_add_explicit(&h->lock_waiters, 1, memory_order_seq_cst);
         struct timespec rel = {0, LOCK_SLEEP_NS};
         syscall(SYS_futex, &h->lockw, FUTEX_WAIT, owner, &rel, NULL, 0);
-        atomic_fetch_sub_explicit(&h->lock_waiters, 1, memory_order_relaxed);
+        /* Never below zero: an unlocker may have reset the count (qunlock_wake). */
+        uint32_t c = atomic_load_explicit(&h->lock_waiters, memory_order_relaxed);
+        while (c && !atomic_compare_exchange_weak_explicit(&h->lock_waiters, &c, c - 1, memory_order_relaxed,
+                                                           memory_order_relaxed))
+            ;
     }
 }
 
@@ -381,13 +385,30 @@ static inline int qlock(struct vigil__mq *q)
     return r;
 }
 
+/* Someone counted itself asleep on the lock: wake one. A thread killed while asleep
+ * leaves the count high for good; after many wakes in a row that found nobody, the
+ * count is reset (a live waiter caught between counting itself and sleeping then
+ * sleeps one LOCK_SLEEP_NS slice too long, never forever). */
+static __attribute__((noinline)) void qunlock_wake(struct vigil__mq *q, uint32_t n)
+{
+    long woken = syscall(SYS_futex, &q->h->lockw, FUTEX_WAKE, 1, NULL, NULL, 0);
+    if (woken > 0) {
+        q->idle_wakes = 0;
+    } else if (++q->idle_wakes >= 64) {
+        q->idle_wakes = 0;
+        atomic_compare_exchange_strong_explicit(&q->h->lock_waiters, &n, 0, memory_order_relaxed,
+                                                memory_order_relaxed);
+    }
+}
+
 static inline void qunlock(struct vigil__mq *q)
 {
     struct vigil__mq_hdr *h = q->h;
     /* Release: everything we wrote under the lock is visible to the next owner. */
     atomic_store_explicit(&h->lockw, 0, memory_order_release);
-    if (__builtin_expect(atomic_load_explicit(&h->lock_waiters, memory_order_relaxed) != 0, 0))
-        vigil__futex_wake(&h->lockw, 1);
+    uint32_t n = atomic_load_explicit(&h->lock_waiters, memory_order_relaxed);
+    if (__builtin_expect(n != 0, 0))
+        qunlock_wake(q, n);
 }
 
 /* Bitmap helpers (lock held). */
