@@ -201,12 +201,14 @@ VIGIL_EXPORT int vigil_io_active(const vigil_io *w);
  * sets the loop thread's slack to 1 ns unless vigil_loop_options.timer_slack_ns says
  * otherwise; that applies to every sleep of that thread (nanosleep, poll, futex waits
  * in other libraries too) and costs a few more distinct wake-ups on an idle machine.
- * A raw epoll_pwait2 with 1 ns slack wakes a median 5-15 us late in a VM (the lab's
- * timer-error on a 2-core KVM guest); on bare metal the kernel's wake-up latency is
- * typically a few us (the 2008 hrtimer patch measured about 4; not measured by this
- * project). vigil's default mode takes the constant part of that off (see the lab for
- * its figures); p99 tails stay the kernel's: tens of us, hundreds on a busy or
- * oversubscribed host. No CPU is spent while sleeping.
+ * Accuracy. The lab's timer-error (run 20261122T205424Z: a 2-core AMD EPYC KVM guest,
+ * kernel 6.18, shared with other builds; delays 1 us to 2 ms): a raw epoll_pwait2 with
+ * 1 ns slack woke a median 5-32 us late (longer sleeps wake later: deeper idle in a
+ * VM), 55-85 us with the default 50 us slack; vigil's default mode 0.1-20 us; precise
+ * mode 0.11-0.83 us, for 1-55 us of CPU per wake-up. p99 tails there were tens to
+ * hundreds of us in every mode (the machine's other load, not the timers). On bare
+ * metal the kernel's wake-up latency is typically a few us (the 2008 hrtimer patch
+ * measured about 4; not measured by this project). No CPU is spent while sleeping.
  *
  * Precise mode (VIGIL_TIMER_PRECISE on a timer, or VIGIL_LOOP_PRECISE for all of a
  * loop's timers): the loop sleeps until deadline - margin and spins on the vDSO clock
