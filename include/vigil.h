@@ -204,7 +204,7 @@ VIGIL_EXPORT int vigil_io_active(const vigil_io *w);
  * Accuracy. The lab's timer-error (run 20261122T205424Z: a 2-core AMD EPYC KVM guest,
  * kernel 6.18, shared with other builds; delays 1 us to 2 ms): a raw epoll_pwait2 with
  * 1 ns slack woke a median 5-32 us late (longer sleeps wake later: deeper idle in a
- * VM), 55-85 us with the default 50 us slack; vigil's default mode 0.1-20 us; precise
+ * VM), 55-85 us with the default 50 us slack; vigil's default mode 0.1-29 us; precise
  * mode 0.11-0.83 us, for 1-55 us of CPU per wake-up. p99 tails there were tens to
  * hundreds of us in every mode (the machine's other load, not the timers). On bare
  * metal the kernel's wake-up latency is typically a few us (the 2008 hrtimer patch
