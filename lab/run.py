@@ -16,6 +16,7 @@ on after a failure), 2 for bad arguments.
 """
 import argparse
 import datetime
+import fcntl
 import importlib.util
 import json
 import math
@@ -415,6 +416,14 @@ def main(argv):
 
     bin_dir, out = os.path.abspath(a.bin), os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
+    # Two runs into one folder would mix their records and fight over the machine: the
+    # second waits for the first.
+    lock = open(os.path.join(out, ".lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        print(f"lab: another run is writing {out}; waiting for it", file=sys.stderr)
+        fcntl.flock(lock, fcntl.LOCK_EX)
     start = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     meta = {
         "run": start.strftime("%Y%m%dT%H%M%SZ"),
