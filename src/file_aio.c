@@ -88,7 +88,7 @@ static bool prep_iocb(struct vigil__file *f, vigil_file_req *req, bool nowait)
     struct iocb *cb = &fr->iocb;
     memset(cb, 0, sizeof *cb);
     cb->aio_data = (uint64_t)(uintptr_t)req;
-    cb->aio_fildes = (uint32_t)fr->rfd;
+    cb->aio_fildes = (uint32_t)vigil__freq_fd(req);
     cb->aio_flags = IOCB_FLAG_RESFD;
     cb->aio_resfd = (uint32_t)f->bell_fd;
     switch (req->op) {
@@ -211,12 +211,12 @@ static void finished(vigil_loop *loop, struct vigil__file *f, struct aio_state *
 {
     struct vigil__freq *fr = vigil__freq(req);
     bool nowait_refused = fr->iocb.aio_rw_flags && (res == -EOPNOTSUPP || res == -EAGAIN);
-    bool again = (res == -EAGAIN || res == -EINTR) && fr->retries < VIGIL__FILE_RETRIES;
+    bool again = (res == -EAGAIN || res == -EINTR) && (fr->xflags & VIGIL__FREQ_RETRIES) < VIGIL__FILE_RETRIES;
     if (!nowait_refused && !again) {
         vigil__file_complete(loop, f, req, res);
         return;
     }
-    if (fr->cancel || f->freeing) {
+    if ((fr->xflags & VIGIL__FREQ_CANCEL) || f->freeing) {
         /* Not done, and not to be tried again: it was cancelled. */
         vigil__file_complete(loop, f, req, -ECANCELED);
         return;
@@ -226,7 +226,7 @@ static void finished(vigil_loop *loop, struct vigil__file *f, struct aio_state *
         /* RWF_NOWAIT said it would block (EAGAIN) or that this file cannot promise not
          * to (EOPNOTSUPP: ext4's buffered writes). O_DIRECT: resubmit without it (the
          * device queue was full); buffered: a worker does it. */
-        int fl = res == -EAGAIN ? fcntl(fr->rfd, F_GETFL) : -1;
+        int fl = res == -EAGAIN ? fcntl(vigil__freq_fd(req), F_GETFL) : -1;
         if (fl >= 0 && (fl & O_DIRECT)) {
             cb->aio_rw_flags = 0;
             submit_iocbs(f, st, &cb, 1);
@@ -235,7 +235,7 @@ static void finished(vigil_loop *loop, struct vigil__file *f, struct aio_state *
         }
         return;
     }
-    fr->retries++;
+    fr->xflags++; /* one more retry */
     submit_iocbs(f, st, &cb, 1);
 }
 
@@ -301,7 +301,7 @@ static int aio_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *r
                 st->bl_tail = prev;
             break;
         }
-        fr->cancel = 1;
+        fr->xflags |= VIGIL__FREQ_CANCEL;
         fr->route = VIGIL__ROUTE_DONE;
         vigil__file_defer(f, req, -ECANCELED);
         return 0;
@@ -314,11 +314,11 @@ static int aio_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *r
          * the kernel still posts the completion to the ring, reaped as usual. */
         struct io_event ev;
         sys_io_cancel(st->ctx, &fr->iocb, &ev);
-        fr->cancel = 1;
+        fr->xflags |= VIGIL__FREQ_CANCEL;
         return 0;
     }
     default:
-        fr->cancel = 1;
+        fr->xflags |= VIGIL__FREQ_CANCEL;
         return 0;
     }
 }

@@ -23,6 +23,10 @@
 
 enum { VIGIL__FREQ_IDLE = 0, VIGIL__FREQ_INFLIGHT = 1 };
 
+/* Retries of EAGAIN/EINTR before the error is reported (a non-blocking pipe would
+ * otherwise spin the loop for ever). */
+#define VIGIL__FILE_RETRIES 64
+
 /* Where a request is (engine-private meaning, kept here so cancellation can read it). */
 enum {
     VIGIL__ROUTE_NONE = 0,
@@ -34,42 +38,79 @@ enum {
     VIGIL__ROUTE_DONE,      /* on the done stack, result in res */
 };
 
-/* The private part of a request, overlaid on vigil_file_req.priv_. */
+/* A request as the library sees it: the layout of vigil_file_req, with names for its
+ * private fields (priv_b_, priv_p_ and priv_). Everything the hot path touches -- the
+ * caller's fields, state, route, pooled, cancel/retries, the io_uring op, the result --
+ * lies in the first cache line (asserted below). */
 struct vigil__freq {
-    struct vigil__uring_op uop; /* io_uring completion hook */
-    vigil_file_req *next;       /* link: pool free list, thread queue, done stack, backlog */
-    int32_t rfd;                /* the real fd (a fixed index translated) */
-    uint8_t state;              /* VIGIL__FREQ_* */
+    void *data_;
+    vigil_file_cb cb_;
+    void *buf_;                 /* also: the pool's free-list link while a request is free */
+    int64_t offset_;
+    uint32_t len_;
+    int32_t fd_;
+    uint8_t op_, flags_;
+    uint16_t buf_index_;
+    uint8_t state;              /* VIGIL__FREQ_* (priv_b_) */
     uint8_t route;              /* VIGIL__ROUTE_* */
-    uint8_t cancel;             /* vigil_file_cancel asked */
-    uint8_t retries;            /* EAGAIN/EINTR retries so far */
     uint8_t pooled;             /* lives in a pool chunk (found there at free) */
-    uint8_t pad_[3];
+    uint8_t xflags;             /* VIGIL__FREQ_CANCEL | EAGAIN/EINTR retries so far */
+    struct vigil__uring_op uop; /* io_uring completion hook (priv_p_) */
+    int64_t result_;
+    struct statx *stx_;
+    int32_t arg_;
+    uint32_t mode_;
+    uint64_t reserved_[2];
+    /* priv_: what only slow paths touch */
+    vigil_file_req *next;       /* link: thread queue, done stack, AIO backlog */
     int64_t res;                /* result carried from where it ended to the loop */
-    vigil_file_req *inext, *iprev; /* io_uring: the list of requests in the kernel */
+    vigil_file_req *inext, *iprev; /* io_uring: the caller's requests in the kernel */
+    int32_t rfd;                /* the real fd of a VIGIL_FILE_FIXED_FILE request */
+    int32_t pad_;
     struct iocb iocb;           /* Linux AIO control block: must outlive the request */
 };
 
-_Static_assert(sizeof(struct vigil__freq) <= sizeof(((vigil_file_req *)0)->priv_),
-               "vigil_file_req.priv_ too small");
+#define VIGIL__FREQ_CANCEL 0x80u   /* xflags: vigil_file_cancel asked */
+#define VIGIL__FREQ_RETRIES 0x7fu  /* xflags: retries so far */
+
+_Static_assert(sizeof(struct vigil__freq) <= sizeof(vigil_file_req), "vigil_file_req too small");
 _Static_assert(sizeof(vigil_file_req) == 256, "vigil_file_req: four cache lines");
-/* What every I/O touches (the public fields, uop, next, rfd, state..pooled) lies in the
- * first 128 bytes; res, the io_uring list and the AIO iocb after it. */
-_Static_assert(offsetof(vigil_file_req, priv_) + offsetof(struct vigil__freq, res) <= 128,
-               "hot fields beyond two cache lines");
+_Static_assert(offsetof(struct vigil__freq, state) == offsetof(vigil_file_req, priv_b_) &&
+                   offsetof(struct vigil__freq, uop) == offsetof(vigil_file_req, priv_p_) &&
+                   offsetof(struct vigil__freq, result_) == offsetof(vigil_file_req, result) &&
+                   offsetof(struct vigil__freq, next) == offsetof(vigil_file_req, priv_) &&
+                   offsetof(struct vigil__freq, reserved_) == offsetof(vigil_file_req, reserved),
+               "struct vigil__freq must mirror vigil_file_req");
+_Static_assert(offsetof(vigil_file_req, result) + 8 <= 64, "hot fields beyond one cache line");
 
 static inline struct vigil__freq *vigil__freq(vigil_file_req *r)
 {
-    return (struct vigil__freq *)(void *)r->priv_;
+    return (struct vigil__freq *)(void *)r;
 }
 static inline vigil_file_req *vigil__freq_req(struct vigil__freq *p)
 {
-    return (vigil_file_req *)(void *)((char *)p - offsetof(vigil_file_req, priv_));
+    return (vigil_file_req *)(void *)p;
+}
+/* The fd a request names: its own, or the registered file its index names. */
+static inline int vigil__freq_fd(vigil_file_req *r)
+{
+    return (r->flags & VIGIL_FILE_FIXED_FILE) ? vigil__freq(r)->rfd : r->fd;
+}
+static inline bool vigil__freq_cancelled(vigil_file_req *r)
+{
+    return (vigil__freq(r)->xflags & VIGIL__FREQ_CANCEL) != 0;
+}
+/* Counts one more retry; false when they are used up. */
+static inline bool vigil__freq_retry(vigil_file_req *r)
+{
+    struct vigil__freq *fr = vigil__freq(r);
+    if ((fr->xflags & VIGIL__FREQ_RETRIES) >= VIGIL__FILE_RETRIES)
+        return false;
+    fr->xflags++;
+    return true;
 }
 
-/* Retries of EAGAIN/EINTR before the error is reported (a non-blocking pipe would
- * otherwise spin the loop for ever). */
-#define VIGIL__FILE_RETRIES 64
+
 /* The kernel's MAX_RW_COUNT: a longer read or write is short anyway. */
 #define VIGIL__FILE_MAX_RW 0x7ffff000u
 

@@ -41,8 +41,7 @@ struct vigil__fthr {
 
 int64_t vigil__file_perform(vigil_file_req *req)
 {
-    struct vigil__freq *fr = vigil__freq(req);
-    int fd = fr->rfd;
+    int fd = vigil__freq_fd(req);
     size_t len = req->len > VIGIL__FILE_MAX_RW ? VIGIL__FILE_MAX_RW : (size_t)req->len;
     for (int tries = 0;; tries++) {
         int64_t r;
@@ -228,7 +227,7 @@ int vigil__fthr_cancel(struct vigil__file *f, vigil_file_req *req)
         }
     }
     pthread_mutex_unlock(&t->mu);
-    fr->cancel = 1;
+    fr->xflags |= VIGIL__FREQ_CANCEL;
     if (found)
         vigil__file_defer(f, req, -ECANCELED);
     /* else a worker performs it: it completes with its result */

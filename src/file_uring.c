@@ -73,7 +73,7 @@ static bool queue(vigil_loop *loop, vigil_file_req *req)
         return false;
     struct vigil__freq *fr = vigil__freq(req);
     bool fixed = req->flags & VIGIL_FILE_FIXED_FILE;
-    int fd = fixed ? req->fd : fr->rfd;
+    int fd = req->fd; /* with IOSQE_FIXED_FILE, the index in the ring's file table */
     unsigned len = req->len > VIGIL__FILE_MAX_RW ? VIGIL__FILE_MAX_RW : (unsigned)req->len;
     /* offset >= 0 was checked at submission: io_uring would take -1 as "the current
      * position", and a pipe's offset 0 reads in stream order as read(2) does. */
@@ -127,9 +127,8 @@ static void uring_complete(struct vigil_loop *loop, struct vigil__uring_op *op, 
     vigil_file_req *req = vigil__freq_req(fr);
     struct vigil__file *f = loop->file;
     struct uring_state *st = f->es;
-    if ((res == -EAGAIN || res == -EINTR) && !fr->cancel && !f->freeing && fr->retries < VIGIL__FILE_RETRIES) {
+    if ((res == -EAGAIN || res == -EINTR) && !vigil__freq_cancelled(req) && !f->freeing && vigil__freq_retry(req)) {
         /* Transient: the same SQE again, in this turn's next submission. */
-        fr->retries++;
         if (queue(loop, req))
             return;
     }
@@ -156,7 +155,7 @@ static int uring_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req 
 {
     (void)f;
     struct vigil__freq *fr = vigil__freq(req);
-    fr->cancel = 1;
+    fr->xflags |= VIGIL__FREQ_CANCEL;
     if (fr->route == VIGIL__ROUTE_URING)
         vigil__uring_cancel(loop, &fr->uop); /* the op still completes, -ECANCELED or done */
     return 0;

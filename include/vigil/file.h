@@ -78,6 +78,8 @@ typedef struct vigil_file_req vigil_file_req;
 typedef void (*vigil_file_cb)(vigil_loop *loop, vigil_file_req *req, int64_t res);
 
 struct vigil_file_req {
+    /* The first 64 bytes hold everything one I/O touches (the caller's fields, the
+     * private state, the result): a request costs one cache line on its hot path. */
     void *data; /* the caller's */
     /* What to do: set with vigil_file_prep_*() or by hand, then vigil_file_start(). */
     vigil_file_cb cb;
@@ -86,21 +88,23 @@ struct vigil_file_req {
         const struct iovec *iov;  /* READV, WRITEV */
         const char *path;         /* OPEN, STAT */
     };
-    uint64_t len;                 /* bytes (READ, WRITE), iovec count (READV, WRITEV) */
     int64_t offset;               /* file offset, >= 0 (READ..WRITEV); 0 for a pipe or
                                      socket, which reads or writes in stream order */
-    struct statx *stx;            /* STAT: the result */
+    uint32_t len;                 /* bytes (READ, WRITE: at most 0x7ffff000, the kernel's
+                                     own limit per call), iovec count (READV, WRITEV) */
     int32_t fd;                   /* the file; OPEN/STAT: the directory fd (AT_FDCWD) */
-    int32_t arg;                  /* OPEN: open flags; STAT: AT_* flags */
-    uint32_t mode;                /* OPEN: creation mode; STAT: STATX_* mask */
     uint8_t op;                   /* enum vigil_file_op */
     uint8_t flags;                /* VIGIL_FILE_FIXED_* */
     uint16_t buf_index;           /* VIGIL_FILE_FIXED_BUF: which registered buffer */
+    uint8_t priv_b_[4];           /* private to vigil */
+    void *priv_p_;                /* private to vigil */
     int64_t result;               /* the callback's res, once it ran */
+    /* Less used: */
+    struct statx *stx;            /* STAT: the result */
+    int32_t arg;                  /* OPEN: open flags; STAT: AT_* flags */
+    uint32_t mode;                /* OPEN: creation mode; STAT: STATX_* mask */
     uint64_t reserved[2];
-    /* private to vigil (sized so the whole request is 256 bytes: four cache lines, and
-     * what one I/O touches fits in the first two) */
-    uint64_t priv_[21];
+    uint64_t priv_[20];           /* private to vigil (the request is 256 bytes) */
 };
 
 struct vigil_file_options {
@@ -124,8 +128,9 @@ VIGIL_EXPORT const char *vigil_file_engine(vigil_loop *loop);
 /* Why this engine, e.g. "loop backend is epoll" (empty when the first choice runs). */
 VIGIL_EXPORT const char *vigil_file_engine_reason(vigil_loop *loop);
 
-/* The pool: a zeroed idle request, or NULL when memory runs out. The pool grows 32
- * requests at a time and gives memory back only at vigil_loop_free. */
+/* The pool: an idle request (data NULL), or NULL when memory runs out; prepare it with
+ * a vigil_file_prep_*() helper. The pool grows 32 requests at a time and gives memory
+ * back only at vigil_loop_free. */
 VIGIL_EXPORT vigil_file_req *vigil_file_req_get(vigil_loop *loop);
 /* Returns a request taken with vigil_file_req_get. A request in flight, or one that is
  * not the pool's, is left alone. */
@@ -166,35 +171,42 @@ VIGIL_EXPORT unsigned vigil_file_inflight(vigil_loop *loop);
 /* Preparation helpers: fill a request's public fields (data is kept). */
 static inline void vigil_file__prep(vigil_file_req *r, int op, int fd, vigil_file_cb cb)
 {
-    r->buf = NULL, r->len = 0, r->offset = 0, r->stx = NULL;
-    r->arg = 0, r->mode = 0, r->flags = 0, r->buf_index = 0, r->result = 0;
+    /* Only the first cache line (OPEN and STAT set their own fields): a request's hot
+     * path touches one line. */
+    r->buf = NULL, r->len = 0, r->offset = 0, r->flags = 0, r->buf_index = 0, r->result = 0;
     r->op = (uint8_t)op;
     r->fd = fd;
     r->cb = cb;
+}
+/* A read or write longer than the kernel's limit per call is clamped to it (and so
+ * reported short), as read(2) does. */
+static inline uint32_t vigil_file__len(size_t len)
+{
+    return len > 0x7ffff000u ? 0x7ffff000u : (uint32_t)len;
 }
 static inline void vigil_file_prep_read(vigil_file_req *r, int fd, void *buf, size_t len, int64_t offset,
                                         vigil_file_cb cb)
 {
     vigil_file__prep(r, VIGIL_FILE_READ, fd, cb);
-    r->buf = buf, r->len = len, r->offset = offset;
+    r->buf = buf, r->len = vigil_file__len(len), r->offset = offset;
 }
 static inline void vigil_file_prep_write(vigil_file_req *r, int fd, const void *buf, size_t len, int64_t offset,
                                          vigil_file_cb cb)
 {
     vigil_file__prep(r, VIGIL_FILE_WRITE, fd, cb);
-    r->buf = (void *)buf, r->len = len, r->offset = offset;
+    r->buf = (void *)buf, r->len = vigil_file__len(len), r->offset = offset;
 }
 static inline void vigil_file_prep_readv(vigil_file_req *r, int fd, const struct iovec *iov, int iovcnt,
                                          int64_t offset, vigil_file_cb cb)
 {
     vigil_file__prep(r, VIGIL_FILE_READV, fd, cb);
-    r->iov = iov, r->len = (uint64_t)iovcnt, r->offset = offset;
+    r->iov = iov, r->len = (uint32_t)iovcnt, r->offset = offset;
 }
 static inline void vigil_file_prep_writev(vigil_file_req *r, int fd, const struct iovec *iov, int iovcnt,
                                           int64_t offset, vigil_file_cb cb)
 {
     vigil_file__prep(r, VIGIL_FILE_WRITEV, fd, cb);
-    r->iov = iov, r->len = (uint64_t)iovcnt, r->offset = offset;
+    r->iov = iov, r->len = (uint32_t)iovcnt, r->offset = offset;
 }
 static inline void vigil_file_prep_fsync(vigil_file_req *r, int fd, int datasync, vigil_file_cb cb)
 {
