@@ -54,7 +54,8 @@ enum vigil_backend_kind {
 
 enum vigil_run_mode {
     VIGIL_RUN_DEFAULT = 0, /* turns until vigil_loop_stop() or nothing is active */
-    VIGIL_RUN_ONCE = 1,    /* one turn; waits if nothing is ready */
+    VIGIL_RUN_ONCE = 1,    /* one turn; waits if nothing is ready, no callback ran yet in the
+                              turn and something active (or on_wakeup) could end the wait */
     VIGIL_RUN_NOWAIT = 2,  /* one turn that never sleeps */
 };
 

@@ -357,12 +357,15 @@ static int turn(vigil_loop *loop, enum vigil_run_mode mode)
     loop->turns++;
     loop->clock_epoch++;
     bool timers = loop->heap[VIGIL__CLK_MONO].n | loop->heap[VIGIL__CLK_BOOT].n | loop->heap[VIGIL__CLK_REAL].n;
-    if (timers)
-        vigil__timers_run(loop);
+    int fired = timers ? vigil__timers_run(loop) : 0;
 
+    /* Never sleep when this turn already ran callbacks (a RUN_ONCE whose first pass
+     * fired the last active timer would otherwise wait forever), nor when nothing is
+     * left that could end the wait (an on_wakeup callback counts: such a loop waits
+     * for vigil_wakeup). */
     struct vigil__wait w = {-1, 0};
-    if (mode == VIGIL_RUN_NOWAIT || loop->stop || loop->fail_head >= 0 ||
-        (mode == VIGIL_RUN_DEFAULT && loop->active == 0))
+    if (mode == VIGIL_RUN_NOWAIT || loop->stop || loop->fail_head >= 0 || fired > 0 ||
+        (loop->active == 0 && !loop->on_wakeup))
         w.timeout_ns = 0;
     else if (timers)
         vigil__timers_wait(loop, &w);
