@@ -66,7 +66,7 @@
  *   rebuilt from the lists). So the queue is never left locked, and no message is ever
  *   torn, duplicated or lost once acknowledged. This needs the processes that share a
  *   queue to be in one PID namespace (thread ids must mean the same thread to all).
- *   Blocked waiters are recognised as dead through robust mutexes of their own.
+ *   Blocked waiters are recognised as dead the same way (by their thread ids).
  *   - a send commits when its message is linked into its priority list, before
  *     vigil_mq_send returns 0: an acknowledged message is never lost; a sender killed
  *     before that point sent nothing (the receiver never sees a partial message);
@@ -87,12 +87,7 @@
  *   a writer can do are not memory errors and are not prevented: holding or faking the
  *   lock (the queue then blocks, as any process holding it would make it), and
  *   truncating the file under a mapping (the kernel then raises SIGBUS on access).
- *   One more is a known limit: a thread blocked in a call holds a glibc robust mutex
- *   that lives in the segment (it proves the waiter alive); glibc links such mutexes
- *   into the thread's robust list through pointers stored in the mutex, so a writer
- *   that rewrites them while the thread waits can redirect glibc's unlink in that
- *   process. Give write access only to processes you would let signal you. Likewise a
- *   scribbled notification registration can make a sender signal another process it
+ *   A scribbled notification registration can make a sender signal another process it
  *   is allowed to signal.
  *
  * Notification (vigil_mq_notify)

@@ -18,7 +18,6 @@
 #ifndef VIGIL_MQ_INTERNAL_H
 #define VIGIL_MQ_INTERNAL_H
 
-#include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -40,13 +39,15 @@ enum { VIGIL__REC_FREE = 0, VIGIL__REC_WAITING = 1, VIGIL__REC_READY = 2 };
 enum { VIGIL__REC_RECV = 1, VIGIL__REC_SEND = 2 };
 
 struct vigil__mq_rec {
-    pthread_mutex_t m;       /* robust; held by the waiting thread: its liveness */
     _Atomic uint32_t state;  /* VIGIL__REC_*; futex word the waiter sleeps on */
     uint32_t kind;           /* VIGIL__REC_RECV / SEND */
     uint32_t ticket;         /* FIFO order among waiters */
     uint32_t slot;           /* READY receiver: the handed-off slot (index + 1) */
     _Atomic uint32_t sleeping; /* the waiter is (about to be) in FUTEX_WAIT: wake it */
-    uint32_t pad_[3];
+    uint32_t owner_tid;      /* the waiting thread: dead if the kernel does not know it */
+    uint64_t spin_until_ns;  /* CLOCK_MONOTONIC end of its polling: later and not
+                                sleeping means stuck or dead, worth a liveness check */
+    uint32_t pad_[8];
 };
 
 struct vigil__mq_head {

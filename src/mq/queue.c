@@ -19,10 +19,12 @@
  *   The release store may pass the read of lock_waiters (x86 store->load order): a
  *   thread that just went to sleep can miss its wake; it then sleeps one short
  *   timeout (LOCK_SLEEP_NS), never forever.
- *   Each waiter record has a robust pthread mutex, held by the waiting thread for as
- *   long as the record is not FREE: a trylock that succeeds (or reports EOWNERDEAD)
- *   proves the waiter gone, so a dead waiter never swallows a message or a wake-up.
- *   Lock order: hdr->lockw, then a record's m (only ever trylocked under lockw).
+ *   A blocked thread owns a waiter record (its thread id, its state word). Whoever
+ *   would hand it a message, or settles records, asks the kernel whether that thread
+ *   still exists when it is asleep or past its polling time (kill(tid, 0)); a
+ *   polling waiter is alive by definition. A dead waiter's record is settled
+ *   (rec_reap): its handed-off message goes back to the queue. Records change only
+ *   under hdr->lockw; a waiter reads its own state word without it.
 
  * COMMIT POINTS (what survives a SIGKILL anywhere)
  *   Every operation changes the message structure with exactly one store, made under
@@ -36,7 +38,8 @@
  *   from the lists and records (recover()): a half-linked slot is either reachable
  *   (committed) or not (its slot returns to the free list), never half a message.
  *   A receiver that died holding a handed-off message had not taken it: the slot goes
- *   back to the front of its priority list.
+ *   back to the front of its priority list (when the record is found dead: by
+ *   recovery, by a receiver about to sleep, or by a sleeper's periodic look).
  *
  * PIPELINED SEND
  *   A receiver that finds the queue empty takes a waiter record and sleeps on its
@@ -48,14 +51,16 @@
  * HOSTILE MEMORY
  *   Geometry is read once at attach and validated against the file size; every index,
  *   length and count read from the segment afterwards is checked before use and a bad
- *   one returns -EBADMSG. A record mutex's kind word is compared before every trylock
- *   so that a scribbled mutex is an error, not a glibc assertion.
+ *   one returns -EBADMSG. No glibc object lives in the segment (no mutex whose links
+ *   or kind a scribbler could turn against its owner): the lock and the records are
+ *   plain words.
  */
 #include "mq/mq_internal.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -149,36 +154,6 @@ size_t vigil__mq_bytes(long maxmsg, long msgsize)
     return geometry(maxmsg, msgsize, &g) < 0 ? 0 : g.total;
 }
 
-/* The kind word glibc stores in a robust process-shared mutex, learnt once. */
-static int mutex_kind_expected(void)
-{
-    static _Atomic int kind = -1;
-    int k = atomic_load_explicit(&kind, memory_order_relaxed);
-    if (k < 0) {
-        pthread_mutexattr_t a;
-        pthread_mutex_t m;
-        pthread_mutexattr_init(&a);
-        pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-        pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-        pthread_mutex_init(&m, &a);
-        k = m.__data.__kind;
-        pthread_mutex_destroy(&m);
-        pthread_mutexattr_destroy(&a);
-        atomic_store_explicit(&kind, k, memory_order_relaxed);
-    }
-    return k;
-}
-
-static void robust_init(pthread_mutex_t *m)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    pthread_mutex_init(m, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
 int vigil__mq_format(void *base, size_t size, uint32_t maxmsg, uint32_t msgsize)
 {
     struct geom g;
@@ -198,9 +173,6 @@ int vigil__mq_format(void *base, size_t size, uint32_t maxmsg, uint32_t msgsize)
     h->off_recs = g.off_recs;
     h->off_heads = g.off_heads;
     h->off_slots = g.off_slots;
-    struct vigil__mq_rec *recs = (struct vigil__mq_rec *)((unsigned char *)base + g.off_recs);
-    for (unsigned i = 0; i < VIGIL__MQ_NREC; i++)
-        robust_init(&recs[i].m);
     /* Everything else is zero: an empty queue (see the layout comment). The magic goes
      * last, with release order, though the creator publishes the name only after this
      * returns (link()), so no other process can see a half-formatted segment. */
@@ -256,11 +228,6 @@ static inline bool ref_ok(const struct vigil__mq *q, uint32_t ref)
 
 static int recover(struct vigil__mq *q);
 
-static bool kind_ok(const pthread_mutex_t *m)
-{
-    /* A volatile read: the word is shared and may be scribbled at any time. */
-    return *(const volatile int *)&m->__data.__kind == mutex_kind_expected();
-}
 
 /* This thread's id, cached (a system call otherwise); reset in a forked child, whose
  * only thread has a new id. */
@@ -615,10 +582,7 @@ static int recover(struct vigil__mq *q)
         uint32_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
         if (st == VIGIL__REC_FREE)
             continue;
-        if (!kind_ok(&r->m))
-            return -EBADMSG;
-        int tr = pthread_mutex_trylock(&r->m);
-        bool alive = tr == EBUSY;
+        bool alive = owner_alive(r->owner_tid);
         if (st == VIGIL__REC_READY && r->kind == VIGIL__REC_RECV) {
             uint32_t ref = r->slot;
             if (!ref_ok(q, ref) || ref > h->fresh)
@@ -643,11 +607,8 @@ static int recover(struct vigil__mq *q)
             busy++;
             continue;
         }
-        if (tr == EOWNERDEAD)
-            pthread_mutex_consistent(&r->m);
         atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
-        if (tr == 0 || tr == EOWNERDEAD)
-            pthread_mutex_unlock(&r->m);
+        r->owner_tid = 0;
     }
     if (count > q->maxmsg)
         return -EBADMSG;
@@ -674,16 +635,13 @@ static int recover(struct vigil__mq *q)
 
 /* -------------------------------------------------------------- waiters */
 
-/* Settles the record of a waiter found dead (lock held; tr is what trylock said, the
- * record's mutex is ours now): a message handed to a receiver that died before taking
- * it goes back to the front of its priority, as it was sent before anything queued
- * since; then the record is free. */
-static int rec_reap(struct vigil__mq *q, struct vigil__mq_rec *r, int tr)
+/* Settles the record of a waiter found dead (lock held): a message handed to a
+ * receiver that died before taking it goes back to the front of its priority, as it was
+ * sent before anything queued since; then the record is free. */
+static int rec_reap(struct vigil__mq *q, struct vigil__mq_rec *r)
 {
     struct vigil__mq_hdr *h = q->h;
     int ret = 0;
-    if (tr == EOWNERDEAD)
-        pthread_mutex_consistent(&r->m);
     if (atomic_load_explicit(&r->state, memory_order_relaxed) == VIGIL__REC_READY && r->kind == VIGIL__REC_RECV) {
         uint32_t ref = r->slot;
         struct vigil__mq_slot *s = ref_ok(q, ref) && ref <= h->fresh ? slot_at(q, ref) : NULL;
@@ -695,58 +653,66 @@ static int rec_reap(struct vigil__mq *q, struct vigil__mq_rec *r, int tr)
         }
     }
     atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
+    r->owner_tid = 0;
     if (h->nrec_busy)
         h->nrec_busy--;
-    if (tr == 0 || tr == EOWNERDEAD)
-        pthread_mutex_unlock(&r->m);
     return ret;
 }
 
-/* Oldest live waiter of a kind in state WAITING, or NULL (lock held). Records of dead
- * waiters found on the way are settled (rec_reap). */
+static inline int64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Oldest live waiter of a kind in state WAITING, or NULL (lock held). A waiter that is
+ * polling (within its spin time) is taken as alive without asking; one that sleeps
+ * or overstayed its spin is checked with the kernel (one kill(tid, 0)) and settled
+ * if dead (rec_reap). */
 static struct vigil__mq_rec *waiter_find(struct vigil__mq *q, uint32_t kind)
 {
     struct vigil__mq_hdr *h = q->h;
-    struct vigil__mq_rec *best = NULL;
-    uint32_t best_age = 0, now = h->ticket;
     uint32_t hwm = h->rec_hwm < VIGIL__MQ_NREC ? h->rec_hwm : VIGIL__MQ_NREC;
-    for (uint32_t i = 0; i < hwm; i++) {
-        struct vigil__mq_rec *r = &q->recs[i];
-        uint32_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
-        if (st == VIGIL__REC_FREE || !kind_ok(&r->m))
-            continue;
-        /* A waiter holds r->m while its record is not FREE: EBUSY means alive. */
-        int tr = pthread_mutex_trylock(&r->m);
-        if (tr != EBUSY) {
-            rec_reap(q, r, tr);
-            continue;
+    for (;;) {
+        struct vigil__mq_rec *best = NULL;
+        uint32_t best_age = 0, now = h->ticket;
+        for (uint32_t i = 0; i < hwm; i++) {
+            struct vigil__mq_rec *r = &q->recs[i];
+            if (atomic_load_explicit(&r->state, memory_order_relaxed) != VIGIL__REC_WAITING || r->kind != kind)
+                continue;
+            uint32_t age = now - r->ticket;
+            if (!best || age > best_age) {
+                best = r;
+                best_age = age;
+            }
         }
-        if (st != VIGIL__REC_WAITING || r->kind != kind)
-            continue;
-        uint32_t age = now - r->ticket;
-        if (!best || age > best_age) {
-            best = r;
-            best_age = age;
-        }
+        if (!best)
+            return NULL;
+        if (!atomic_load_explicit(&best->sleeping, memory_order_relaxed) &&
+            mono_ns() <= (int64_t)best->spin_until_ns)
+            return best;
+        if (owner_alive(best->owner_tid))
+            return best;
+        rec_reap(q, best);
     }
-    return best;
 }
 
-/* Settles every dead waiter's record (lock held). Called before a receiver decides to
- * sleep on an "empty" queue: a dead receiver may hold a handed-off message. */
+/* Settles every dead waiter's record (lock held; one kill(tid, 0) per waiter). Called
+ * before a receiver decides to sleep on an "empty" queue, and by sleepers now and then:
+ * a dead receiver may hold a handed-off message. */
 static int reclaim_ready(struct vigil__mq *q)
 {
     uint32_t hwm = q->h->rec_hwm < VIGIL__MQ_NREC ? q->h->rec_hwm : VIGIL__MQ_NREC;
+    uint32_t me = self_tid();
     for (uint32_t i = 0; i < hwm; i++) {
         struct vigil__mq_rec *r = &q->recs[i];
         if (atomic_load_explicit(&r->state, memory_order_relaxed) == VIGIL__REC_FREE)
             continue;
-        if (!kind_ok(&r->m))
-            return -EBADMSG;
-        int tr = pthread_mutex_trylock(&r->m);
-        if (tr == EBUSY)
+        uint32_t tid = r->owner_tid;
+        if (tid == me || owner_alive(tid))
             continue;
-        int rr = rec_reap(q, r, tr);
+        int rr = rec_reap(q, r);
         if (rr < 0)
             return rr;
     }
@@ -758,20 +724,15 @@ static struct vigil__mq_rec *rec_take(struct vigil__mq *q, uint32_t kind)
 {
     for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
         struct vigil__mq_rec *r = &q->recs[i];
-        if (atomic_load_explicit(&r->state, memory_order_relaxed) != VIGIL__REC_FREE || !kind_ok(&r->m))
+        if (atomic_load_explicit(&r->state, memory_order_relaxed) != VIGIL__REC_FREE)
             continue;
-        int tr = pthread_mutex_trylock(&r->m);
-        if (tr == EOWNERDEAD) {
-            pthread_mutex_consistent(&r->m);
-            tr = 0;
-        }
-        if (tr != 0)
-            continue; /* another thread still between FREE and its unlock */
         r->kind = kind;
         r->ticket = q->h->ticket++;
         if (q->h->rec_hwm < i + 1 || q->h->rec_hwm > VIGIL__MQ_NREC)
             q->h->rec_hwm = i + 1;
         r->slot = 0;
+        r->owner_tid = self_tid();
+        r->spin_until_ns = (uint64_t)mono_ns() + SPIN_NS + SPIN_NS / 2;
         atomic_store_explicit(&r->sleeping, 0, memory_order_relaxed);
         atomic_store_explicit(&r->state, VIGIL__REC_WAITING, memory_order_relaxed);
         q->h->nrec_busy++;
@@ -784,9 +745,9 @@ static struct vigil__mq_rec *rec_take(struct vigil__mq *q, uint32_t kind)
 static void rec_release(struct vigil__mq *q, struct vigil__mq_rec *r)
 {
     atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
+    r->owner_tid = 0;
     if (q->h->nrec_busy)
         q->h->nrec_busy--;
-    pthread_mutex_unlock(&r->m);
 }
 
 static int ts_valid(const struct timespec *ts)
@@ -1154,6 +1115,16 @@ static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, cha
             if (atomic_load_explicit(&me->state, memory_order_relaxed) == VIGIL__REC_READY) {
                 qunlock(q);
                 break;
+            }
+            if (wr == 0 && !h->curmsgs && h->nrec_busy > 1) {
+                /* A slice ended (or a spurious wake): a receiver that died may hold a
+                 * message handed to it; put such messages back in the queue. */
+                int rr = reclaim_ready(q);
+                if (rr < 0) {
+                    rec_release(q, me);
+                    r = rr;
+                    goto out_unlock;
+                }
             }
             if (wr < 0 || h->curmsgs) {
                 /* Timed out, interrupted, or a message queued past us (a slice ended
