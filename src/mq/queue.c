@@ -1,4 +1,4 @@
-/* The shared-memory message queue: priority lists, the robust lock, blocking, hand-off
+/* The shared-memory message queue: priority lists, the lock, blocking, hand-off
  * and crash recovery. The POSIX front (names, descriptors, notify delivery) is posix.c.
  *
  * LOCKING
@@ -25,7 +25,7 @@
  *   polling waiter is alive by definition. A dead waiter's record is settled
  *   (rec_reap): its handed-off message goes back to the queue. Records change only
  *   under hdr->lockw; a waiter reads its own state word without it.
-
+ *
  * COMMIT POINTS (what survives a SIGKILL anywhere)
  *   Every operation changes the message structure with exactly one store, made under
  *   the lock after everything it publishes is in place:
@@ -33,9 +33,9 @@
  *                head), or, for a hand-off, rec->state = READY;
  *     receive    the store of the list head past the slot (the bytes were copied to
  *                the caller before it), or, for a hand-off, rec->state = FREE;
- *   Everything else (curmsgs, bitmaps, tails, free list, nrec_busy) is derived. When
- *   lock is taken over from a dead owner, the new owner rebuilds the derived state
- *   from the lists and records (recover()): a half-linked slot is either reachable
+ *   Everything else (curmsgs, bitmaps, tails, free list, shortcuts, nrec_busy) is
+ *   derived. When the lock is taken over from a dead owner, the new owner rebuilds the
+ *   derived state from the lists and records (recover()): a half-linked slot is either reachable
  *   (committed) or not (its slot returns to the free list), never half a message.
  *   A receiver that died holding a handed-off message had not taken it: the slot goes
  *   back to the front of its priority list (when the record is found dead: by
