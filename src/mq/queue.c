@@ -35,8 +35,10 @@
  *                the caller before it), or, for a hand-off, rec->state = FREE;
  *   Everything else (curmsgs, bitmaps, tails, free list, shortcuts, nrec_busy) is
  *   derived. When the lock is taken over from a dead owner, the new owner rebuilds the
- *   derived state from the lists and records (recover()): a half-linked slot is either reachable
- *   (committed) or not (its slot returns to the free list), never half a message.
+ *   derived state from the lists and records (recover()): a half-linked slot is
+ *   either reachable (committed) or not (its slot returns to the free list), never
+ *   half a message. No separate intent record is needed: the one commit store is the
+ *   record, and everything around it is recomputed.
  *   A receiver that died holding a handed-off message had not taken it: the slot goes
  *   back to the front of its priority list (when the record is found dead: by
  *   recovery, by a receiver about to sleep, or by a sleeper's periodic look).
