@@ -77,6 +77,8 @@ typedef struct vigil_file_req vigil_file_req;
  * request is idle when this runs: it may be started again, or returned to the pool. */
 typedef void (*vigil_file_cb)(vigil_loop *loop, vigil_file_req *req, int64_t res);
 
+/* A request of the caller's own: zero it (= {0}) before its first use, as any vigil
+ * watcher; after its callback it may be prepared and started again. */
 struct vigil_file_req {
     /* The first 64 bytes hold everything one I/O touches (the caller's fields, the
      * private state, the result): a request costs one cache line on its hot path. */
