@@ -213,8 +213,7 @@ void vigil_file_req_put(vigil_loop *loop, vigil_file_req *req)
 
 static int check(struct vigil__file *f, vigil_file_req *r)
 {
-    struct vigil__freq *fr = vigil__freq(r);
-    if (fr->state != VIGIL__FREQ_IDLE)
+    if (vigil__freq(r)->state != VIGIL__FREQ_IDLE)
         return -EBUSY;
     if (!r->cb || (r->flags & ~(VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF)))
         return -EINVAL;
@@ -250,7 +249,8 @@ static int check(struct vigil__file *f, vigil_file_req *r)
             return -EINVAL;
         if (r->fd < 0 || (unsigned)r->fd >= f->nfixed || f->fixed[r->fd] < 0)
             return -EBADF;
-        fr->rfd = f->fixed[r->fd]; /* for the engines that use plain fds */
+        /* io_uring takes the index as it is; the other engines translate it (rfd) on
+         * their own paths, so this one stays within the request's first cache line. */
     } else if (r->fd < 0 && r->op != VIGIL_FILE_OPEN && r->op != VIGIL_FILE_STAT) {
         return -EBADF;
     }

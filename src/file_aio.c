@@ -86,6 +86,7 @@ static bool prep_iocb(struct vigil__file *f, vigil_file_req *req, bool nowait)
 {
     struct vigil__freq *fr = vigil__freq(req);
     struct iocb *cb = &fr->iocb;
+    vigil__freq_resolve(f, req);
     memset(cb, 0, sizeof *cb);
     cb->aio_data = (uint64_t)(uintptr_t)req;
     cb->aio_fildes = (uint32_t)vigil__freq_fd(req);

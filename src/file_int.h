@@ -91,7 +91,8 @@ static inline vigil_file_req *vigil__freq_req(struct vigil__freq *p)
 {
     return (vigil_file_req *)(void *)p;
 }
-/* The fd a request names: its own, or the registered file its index names. */
+/* The fd a request names: its own, or the registered file its index names (rfd, set by
+ * vigil__freq_resolve on the aio and threads engines' submission paths). */
 static inline int vigil__freq_fd(vigil_file_req *r)
 {
     return (r->flags & VIGIL_FILE_FIXED_FILE) ? vigil__freq(r)->rfd : r->fd;
@@ -170,6 +171,14 @@ struct vigil__file {
     struct vigil__fthr *thr;   /* NULL until first needed */
     void *aio;                 /* AIO state when the engine is aio */
 };
+
+/* Translates a fixed-file index for the engines that use plain fds (loop thread; the
+ * index was checked at submission and the table cannot change while it is in flight). */
+static inline void vigil__freq_resolve(struct vigil__file *f, vigil_file_req *r)
+{
+    if (r->flags & VIGIL_FILE_FIXED_FILE)
+        vigil__freq(r)->rfd = f->fixed[r->fd];
+}
 
 /* Ends a request in the loop thread: runs its callback (retries are the caller's).
  * Inline: it is on every request's path. */

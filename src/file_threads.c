@@ -186,6 +186,7 @@ void vigil__fthr_submit(struct vigil__file *f, vigil_file_req *const *reqs, int 
     pthread_mutex_lock(&t->mu);
     for (int i = 0; i < n; i++) {
         struct vigil__freq *fr = vigil__freq(reqs[i]);
+        vigil__freq_resolve(f, reqs[i]);
         fr->route = VIGIL__ROUTE_QUEUED;
         fr->next = NULL;
         if (t->tail)
