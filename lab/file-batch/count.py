@@ -1,11 +1,12 @@
 """file-batch: system calls per I/O, from counting runs separate from the timed runs.
 
 Each (system, file, batch) runs twice in count mode (--count N and --count 2N: N
-completions after a warm-up; N/2 on the written file, whose device is slow). On
-the written file the waits depend on the device's timing, so its counts are rougher.) under `perf stat -e raw_syscalls:sys_enter` (every thread
-of the process, workers included); calls per I/O = (calls(2N) - calls(N)) / N, so the
-set-up calls (open, ring set-up, thread creation) cancel and only the steady state's
-remain. Prints one syscalls_per_io record per (system, file, batch).
+completions after a warm-up; N/2 on the written file, whose device is slow) under
+`perf stat -e raw_syscalls:sys_enter` (every thread of the process, workers included);
+calls per I/O = (calls(2N) - calls(N)) / N, so the set-up calls (open, ring set-up,
+thread creation) cancel and only the steady state's remain. On the written file the
+number of waits depends on the device's timing, so its counts are rougher. Prints one
+syscalls_per_io record per (system, file, batch).
 
 usage: count.py BIN DIR N BATCHES LABEL:PROG[:ARG...] ...
 """
