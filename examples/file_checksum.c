@@ -101,8 +101,9 @@ int main(int argc, char **argv)
     uint64_t h = 0xcbf29ce484222325ull;
     for (int64_t b = 0; b * BLOCK < j.size; b++)
         h = fnv1a((const unsigned char *)&j.sums[b], sizeof j.sums[b], h);
+    const char *engine = vigil_file_engine(loop); /* NULL: none could run (see its reason) */
     printf("%016llx  %s  (%lld bytes, file engine %s on the %s backend)\n", (unsigned long long)h, argv[1],
-           (long long)j.size, vigil_file_engine(loop), vigil_loop_backend(loop));
+           (long long)j.size, engine ? engine : vigil_file_engine_reason(loop), vigil_loop_backend(loop));
     vigil_loop_free(loop);
     free(j.sums);
     close(j.fd);
