@@ -87,6 +87,9 @@ struct vigil__mq_hdr {
     uint32_t top_ref;        /* and its list head: the next message to receive */
     uint32_t k2_prio;        /* k2_valid: the highest non-empty priority below top_prio */
     uint32_t k2_valid;
+    uint32_t top_exact;      /* top_ref == 0: top_prio is the first list (its head not
+                                loaded yet); else top_prio only bounds the first */
+    uint32_t pad2_;
     uint64_t top2;           /* bit t: top[t] != 0 */
     uint64_t top[VIGIL__MQ_NPRIO / 64 / 64]; /* bit w: lvl[w] != 0 */
 

@@ -411,7 +411,9 @@ static inline long bit_highest(const struct vigil__mq_hdr *h)
 
 /* Receive shortcuts, kept under the lock (derived state, rebuilt by recovery):
  *   top_ref != 0   the first message to receive, head of list top_prio;
- *   top_ref == 0   (queue not empty) every message is below top_prio, the first one is
+ *   top_ref == 0, top_exact: top_prio is the first list; its head is loaded by the
+ *                  next receive (the line was prefetched after the last one);
+ *   top_ref == 0, !top_exact (queue not empty): every message is below top_prio, the first one is
  *                  not known yet: the next receive walks the bitmap;
  *   k2_valid       k2_prio is the highest non-empty list other than top_prio, so when
  *                  the top list empties the next one is known without a walk (a queue
@@ -424,7 +426,7 @@ static inline void top_note(struct vigil__mq_hdr *h, uint32_t cur, uint32_t prio
         h->top_prio = prio;
         h->top_ref = ref;
         h->k2_valid = 0;
-    } else if (h->top_ref == 0) {
+    } else if (h->top_ref == 0 && !h->top_exact) {
         if (prio >= h->top_prio) { /* above everything queued */
             h->top_prio = prio;
             h->top_ref = ref;
@@ -462,14 +464,15 @@ static inline void top_after_empty(struct vigil__mq *q, uint32_t p, uint32_t cur
     else if (w)
         np = (p & ~63u) + 63 - (uint32_t)__builtin_clzll(w);
     h->k2_valid = 0;
+    h->top_ref = 0;
     if (np != p) {
         h->top_prio = np;
-        h->top_ref = q->heads[np].head;
+        h->top_exact = 1; /* head loaded by the next receive, unless a send goes above */
     } else {
+        h->top_exact = 0;
         /* Unknown, below p: the next receive looks it up, unless a send at p or above
          * names it first (the usual case with rising priorities). top_prio stays p,
          * the bound. */
-        h->top_ref = 0;
     }
 }
 
@@ -487,6 +490,7 @@ static inline int top_refresh(struct vigil__mq *q)
     }
     h->top_prio = (uint32_t)p;
     h->top_ref = q->heads[p].head;
+    h->top_exact = 1;
     h->k2_valid = 0;
     return 0;
 }
@@ -505,7 +509,7 @@ static inline void front_push(struct vigil__mq *q, uint32_t ref, struct vigil__m
         hd->tail = ref;
     hd->head = ref; /* commit: the message is queued again */
     bit_set(h, prio);
-    if (h->curmsgs && h->top_ref && prio == h->top_prio)
+    if (h->curmsgs && (h->top_ref || h->top_exact) && prio == h->top_prio)
         h->top_ref = ref; /* in front of the first list's head */
     else
         top_note(h, h->curmsgs, prio, ref);
@@ -1025,7 +1029,14 @@ static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, cha
             /* The shortcut names the first message: its slot and its list head load
              * in parallel instead of a chain through the bitmap. */
             uint32_t p = h->top_prio, ref = h->top_ref;
-            if (ref == 0) {
+            if (ref == 0 && h->top_exact) {
+                if (p >= VIGIL__MQ_NPRIO) {
+                    r = -EBADMSG;
+                    goto out_unlock;
+                }
+                ref = q->heads[p].head;
+                h->top_ref = ref;
+            } else if (ref == 0) {
                 /* Not known since the last list emptied: walk the bitmap. */
                 long hp = bit_highest(h);
                 if (hp < 0 || (uint32_t)hp > p) {
@@ -1064,6 +1075,8 @@ static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, cha
              * long ago and has left L1: fetch it while the caller does other work. */
             if (ref_ok(q, h->top_ref))
                 __builtin_prefetch(slot_at(q, h->top_ref));
+            else if (h->top_exact && h->top_prio < VIGIL__MQ_NPRIO)
+                __builtin_prefetch(&q->heads[h->top_prio]);
             struct vigil__mq_rec *w = room_wake(q);
             unsigned bumped = watch_bump(h, cur == q->maxmsg);
             qunlock(q);
@@ -1296,6 +1309,7 @@ int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len)
     if (count) {
         long p = bit_highest(h);
         if (p < 0 || (h->top_ref && (h->top_prio != (uint32_t)p || h->top_ref != q->heads[p].head)) ||
+            (!h->top_ref && h->top_exact && (uint32_t)p != h->top_prio) ||
             (!h->top_ref && (uint32_t)p > h->top_prio))
             FAIL("shortcut: top %u/%u, highest %ld", h->top_prio, h->top_ref, p);
         if (h->k2_valid) {
@@ -1388,6 +1402,10 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
     if (r < 0)
         return r;
     uint32_t cur = h->curmsgs, p = h->top_prio, ref = h->top_ref;
+    if (ref == 0 && h->top_exact && p < VIGIL__MQ_NPRIO) {
+        ref = q->heads[p].head; /* the first list is known, its head not yet */
+        h->top_ref = ref;
+    }
     if (__builtin_expect((h->nrec_busy | atomic_load_explicit(&h->watchers, memory_order_relaxed) |
                           h->spare_waiters) != 0 ||
                              cur - 1 >= q->maxmsg || p >= VIGIL__MQ_NPRIO || !ref_ok(q, ref) || ref > h->fresh,
@@ -1406,10 +1424,13 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
     if (!next)
         top_after_empty(q, p, cur);
     slot_free(q, ref);
-    uint32_t nref = h->top_ref;
+    uint32_t nref = h->top_ref, np = h->top_prio;
     qunlock(q);
+    /* Start fetching what the next receive reads first. */
     if (nref - 1 < q->maxmsg)
         __builtin_prefetch(slot_at(q, nref));
+    else if (np < VIGIL__MQ_NPRIO)
+        __builtin_prefetch(&q->heads[np]);
     if (prio)
         *prio = p;
     return mlen;
