@@ -106,8 +106,16 @@
  *   A registration is not inherited by a child after fork (the kernel's neither).
  *
  * Thread safety: all calls are safe from several threads and processes at once.
- * vigil_mq_send/receive are not async-signal-safe (a handler that interrupts the same
- * process inside the lock would deadlock on it).
+ * vigil_mq_send/receive are not async-signal-safe: a handler that interrupts a thread
+ * holding a queue's lock and calls into the same queue finds the lock held by its own
+ * thread and fails with EBADMSG (another thread's handler would wait for the lock).
+ *
+ * Performance (lab, 2-core AMD EPYC VM, kernel 6.18, 16-byte messages, medians): an
+ * uncontended send+receive pair costs ~25 ns (the kernel's mq_send+mq_receive
+ * ~1,700 ns, Boost.Interprocess ~28 ns), with no system call; with 1023 queued, 23-27 ns
+ * in every priority pattern; a cross-process blocking round trip 0.4-1.5 us when the
+ * two processes run on different CPUs (kernel ~7.5 us, Boost ~11 us), ~4 us when they
+ * share one.
  */
 #ifndef VIGIL_MQ_H
 #define VIGIL_MQ_H
