@@ -110,7 +110,8 @@
  * holding a queue's lock and calls into the same queue finds the lock held by its own
  * thread and fails with EBADMSG (another thread's handler would wait for the lock).
  *
- * Performance (lab, 2-core AMD EPYC VM, kernel 6.18, 16-byte messages, medians): an
+ * Performance (lab run 20261122T210736Z: 2-core AMD EPYC VM, kernel 6.18, 16-byte
+ * messages, medians of batches; make lab BENCH=mq-empty,mq-full,mq-pingpong): an
  * uncontended send+receive pair costs ~25 ns (the kernel's mq_send+mq_receive
  * ~1,700 ns, Boost.Interprocess ~28 ns), with no system call; with 1023 queued, 23-27 ns
  * in every priority pattern; a cross-process blocking round trip 0.4-1.5 us when the
