@@ -47,6 +47,8 @@ static int ep_init(struct vigil_loop *loop)
     ep->tfd = -1;
     ep->no_pwait2 = getenv("VIGIL_TEST_NO_PWAIT2") != NULL; /* test hook: the fallback path */
     loop->bk = ep;
+    loop->idle_fd = ep->epfd;
+    loop->idle_buf = ep->evs;
     return 0;
 }
 
@@ -60,6 +62,7 @@ static void ep_fini(struct vigil_loop *loop)
         close(ep->tfd);
     free(ep);
     loop->bk = NULL;
+    loop->idle_fd = -1;
 }
 
 static int ctl(int epfd, int op, int fd, uint32_t events, uint64_t data)
@@ -113,6 +116,7 @@ static int rebuild(struct vigil_loop *loop, struct ep *ep)
     close(ep->epfd);
     ep->epfd = nfd;
     ep->rebuild = false;
+    loop->idle_fd = nfd;
     ep->tfd_armed_ns = 0;
     if (ep->tfd >= 0 && ctl(nfd, EPOLL_CTL_ADD, ep->tfd, EPOLLIN, TIMER_TAG) < 0) {
         close(ep->tfd);
@@ -169,17 +173,11 @@ static int ep_wait(struct ep *ep, const struct vigil__wait *w)
     return vigil__epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, -1);
 }
 
+static int ep_collect(struct vigil_loop *loop, int n);
+
 static int ep_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
 {
     struct ep *ep = loop->bk;
-    int n;
-    if (ndirty == 0 && !ep->rebuild && w->timeout_ns == 0) {
-        /* The idle non-blocking turn: nothing to apply, nothing but the call itself. */
-        n = vigil__epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, 0);
-        if (n <= 0)
-            return n;
-        goto collect;
-    }
     for (int i = 0; i < ndirty; i++)
         apply(loop, ep, dirty[i]);
     if (ep->rebuild) {
@@ -187,10 +185,14 @@ static int ep_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const 
         if (r < 0)
             return r;
     }
-    n = ep_wait(ep, w);
-    if (n <= 0)
-        return n;
-collect:;
+    int n = ep_wait(ep, w);
+    return n <= 0 ? n : ep_collect(loop, n);
+}
+
+/* Turns epoll's events (ep->evs[0..n)) into the loop's. */
+static int ep_collect(struct vigil_loop *loop, int n)
+{
+    struct ep *ep = loop->bk;
     int out = 0;
     for (int i = 0; i < n; i++) {
         uint64_t d = ep->evs[i].data.u64;
@@ -206,6 +208,7 @@ collect:;
         uint32_t gen = (uint32_t)(d >> 32);
         if (fd >= loop->nfds || loop->fds[fd].gen != gen || !loop->fds[fd].applied) {
             ep->rebuild = true; /* epoll holds a registration the loop does not */
+            loop->idle_fd = -1;  /* the rebuild happens in the next full turn */
             continue;
         }
         loop->ev[out].fd = fd;
@@ -221,4 +224,5 @@ const struct vigil__backend vigil__backend_epoll = {
     .init = ep_init,
     .fini = ep_fini,
     .turn = ep_turn,
+    .collect = ep_collect,
 };

@@ -18,6 +18,7 @@
  *   - the fd table may grow (and move) inside a callback: slots are re-read by index.
  */
 #include "loop.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -352,7 +353,9 @@ static void keep_unapplied(vigil_loop *loop)
     loop->ndirty = keep;
 }
 
-static int turn(vigil_loop *loop, enum vigil_run_mode mode)
+/* Inlined into vigil_loop_run: the idle probe's system call then returns straight to
+ * the caller's frame (see backend.h). */
+static inline __attribute__((always_inline)) int turn(vigil_loop *loop, enum vigil_run_mode mode)
 {
     loop->turns++;
     loop->clock_epoch++;
@@ -372,7 +375,14 @@ static int turn(vigil_loop *loop, enum vigil_run_mode mode)
     if (w.timeout_ns != 0)
         loop->waits++;
 
-    int n = loop->backend->turn(loop, loop->dirty, loop->ndirty, &w);
+    int n;
+    if (w.timeout_ns == 0 && loop->ndirty == 0 && loop->idle_fd >= 0) {
+        n = vigil__epoll_wait(loop->idle_fd, loop->idle_buf, VIGIL__EV_CAP, 0); /* see backend.h */
+        if (n > 0)
+            n = loop->backend->collect(loop, n);
+    } else {
+        n = loop->backend->turn(loop, loop->dirty, loop->ndirty, &w);
+    }
     if (loop->ndirty)
         keep_unapplied(loop);
     if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN)
@@ -503,6 +513,7 @@ int vigil_loop_new(vigil_loop **out, const struct vigil_loop_options *opt)
     if (!loop)
         return -ENOMEM;
     loop->wake_fd = loop->sig_fd = -1;
+    loop->idle_fd = -1;
     loop->fail_head = -1;
     loop->old_slack = -1;
     loop->flags = o.flags;

@@ -65,6 +65,8 @@ struct vigil_loop {
     vigil_io *iter_next;    /* next watcher of the dispatch walk (stop() advances it) */
 
     struct vigil__event ev[VIGIL__EV_CAP];
+    int idle_fd;            /* the backend's idle probe (see backend.h), -1 none */
+    void *idle_buf;
 
     /* state of the run */
     int in_callback;        /* depth of callbacks running (vigil_loop_free refuses) */
