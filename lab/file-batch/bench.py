@@ -46,7 +46,7 @@ SYSTEMS = [  # (label, program, extra args)
 
 def plan(ctx):
     # Many short rounds: on a shared machine, systems measured close in time pair better.
-    rounds, ms = (1, 100) if ctx.quick else (8, 120)
+    rounds, ms = (1, 100) if ctx.quick else (12, 80)
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
     steps = [dict(cmd=[PYTHON, os.path.join(HERE, "prep.py"), ctx.tmp] + (["--quick"] if ctx.quick else []),
                   label="make the files (written, unwritten, cached)", est_s=2 if ctx.quick else 8)]
