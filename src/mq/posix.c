@@ -218,22 +218,26 @@ out_unlock:
     return r < 0 ? fail(r) : r;
 }
 
-/* Stops this descriptor's SIGEV_THREAD helper (table_lock held). */
-static void helper_stop(struct mqd_ent *e)
+/* Tells this descriptor's SIGEV_THREAD helper to stop (table_lock held). Returns
+ * whether the caller must join it, after releasing table_lock: the helper may be inside
+ * the user's function, which may call back into vigil_mq_* (and take table_lock). */
+static bool helper_stop(struct mqd_ent *e, pthread_t *thr)
 {
     if (!e->has_thr)
-        return;
+        return false;
     e->has_thr = false;
     if (e->thr_pid != getpid())
-        return; /* inherited through fork: the thread is not in this process */
+        return false; /* inherited through fork: the thread is not in this process */
     atomic_fetch_add_explicit(&e->helper_gen, 1, memory_order_release);
     /* Wakes every helper of the queue (other processes' too: they re-check). */
     atomic_fetch_add_explicit(&e->q.h->notify_seq, 1, memory_order_release);
     vigil__futex_wake(&e->q.h->notify_seq, INT_MAX);
-    if (pthread_equal(e->thr, pthread_self()))
-        pthread_detach(e->thr); /* re-registering from the notification itself */
-    else
-        pthread_join(e->thr, NULL);
+    if (pthread_equal(e->thr, pthread_self())) {
+        pthread_detach(e->thr); /* called from the notification itself */
+        return false;
+    }
+    *thr = e->thr;
+    return true;
 }
 
 int vigil_mq_close(mqd_t mqdes)
@@ -246,11 +250,17 @@ int vigil_mq_close(mqd_t mqdes)
     }
     /* As the kernel: this process's notification goes with any of its descriptors. */
     vigil__mq_notify_drop(&e->q, getpid());
-    helper_stop(e);
+    pthread_t thr;
+    bool join = helper_stop(e, &thr);
+    void *base = e->q.base;
+    size_t bytes = e->map_bytes;
     atomic_store_explicit(&e->used, 0, memory_order_relaxed);
-    munmap(e->q.base, e->map_bytes);
     memset(&e->q, 0, sizeof e->q);
     pthread_mutex_unlock(&table_lock);
+    /* The helper reads the mapping until it exits: unmap after the join. */
+    if (join)
+        pthread_join(thr, NULL);
+    munmap(base, bytes);
     return 0;
 }
 
@@ -331,6 +341,7 @@ int vigil_mq_setattr(mqd_t mqdes, const struct mq_attr *newattr, struct mq_attr 
 
 struct helper_ctx {
     struct mqd_ent *e;
+    struct vigil__mq_hdr *h;     /* the mapping stays until the helper is joined */
     uint32_t gen;
     uint64_t token;
     void (*fn)(union sigval);
@@ -342,7 +353,7 @@ static void *helper_main(void *arg)
 {
     struct helper_ctx c = *(struct helper_ctx *)arg;
     free(arg);
-    struct vigil__mq_hdr *h = c.e->q.h;
+    struct vigil__mq_hdr *h = c.h;
     for (;;) {
         /* Acquire pairs with the sender's release bump after it set fired_token. */
         uint32_t seq = atomic_load_explicit(&h->notify_seq, memory_order_acquire);
@@ -377,6 +388,8 @@ int vigil_mq_notify(mqd_t mqdes, const struct sigevent *sevp)
     pthread_mutex_lock(&table_lock);
     struct mqd_ent *e = ent_get(mqdes);
     int r = 0;
+    bool join = false;
+    pthread_t old_thr;
     if (!e) {
         r = -EBADF;
         goto out;
@@ -387,13 +400,14 @@ int vigil_mq_notify(mqd_t mqdes, const struct sigevent *sevp)
     if (r < 0)
         goto out;
     /* A previous helper of this descriptor (fired or replaced) is done. */
-    helper_stop(e);
+    join = helper_stop(e, &old_thr);
     if (sevp && sevp->sigev_notify == SIGEV_THREAD) {
         struct helper_ctx *c = malloc(sizeof *c);
         if (!c) {
             r = -ENOMEM;
         } else {
             c->e = e;
+            c->h = e->q.h;
             c->gen = atomic_load(&e->helper_gen);
             c->token = token;
             c->fn = sevp->sigev_notify_function;
@@ -411,5 +425,7 @@ int vigil_mq_notify(mqd_t mqdes, const struct sigevent *sevp)
     }
 out:
     pthread_mutex_unlock(&table_lock);
+    if (join)
+        pthread_join(old_thr, NULL);
     return r < 0 ? fail(r) : 0;
 }
