@@ -12,7 +12,10 @@
  *   VIGIL_MQ_DIR if set at the call, else /dev/shm. Processes that share a queue must
  *   agree on the directory. The kernel's /dev/mqueue, its limits (msg_max 10,
  *   msgsize_max 8192, queues_max 256, RLIMIT_MSGQUEUE) and its namespaces do not
- *   apply; the file system's own limits (tmpfs size, inodes) do.
+ *   apply; the file system's own limits (tmpfs size, inodes) do. A queue's file is
+ *   about 280 KiB (header, waiter records, one list head per priority) plus
+ *   mq_maxmsg * (mq_msgsize + 16) bytes, rounded to 8; tmpfs backs only the pages a
+ *   queue has touched, so a deep queue costs memory only as it fills.
  *
  * Names
  *   As mq_open(3): a leading '/' (else EINVAL), at least one more character ("/" alone
