@@ -21,7 +21,7 @@ PARAMS = ("depth", "pattern")
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.05) if ctx.quick else (2, 0.5)
+    rounds, secs = (1, 0.05) if ctx.quick else (4, 0.25)
     steps = []
     i = 0
     for r in range(rounds):

@@ -18,7 +18,7 @@ PARAMS = ("msg_bytes",)
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.25) if ctx.quick else (3, 1.2)
+    rounds, secs = (1, 0.25) if ctx.quick else (4, 0.9)
     steps = []
     i = 0
     for r in range(rounds):
