@@ -46,6 +46,7 @@ struct mqlab_opts {
     long depth;         /* mq-full: queue capacity (filled to depth - 1) */
     const char *pattern; /* mq-full: constant | rising | falling | random */
     long msg_bytes;     /* message size */
+    int cpu;            /* --cpu: run on this CPU only (-1: wherever the scheduler puts us) */
 };
 
 static inline void mqlab_die(const char *what)
@@ -70,6 +71,7 @@ static inline struct mqlab_opts mqlab_parse(int argc, char **argv)
     o.depth = 1024;
     o.pattern = "constant";
     o.msg_bytes = 16;
+    o.cpu = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--seconds"))
@@ -86,6 +88,8 @@ static inline struct mqlab_opts mqlab_parse(int argc, char **argv)
             o.pattern = v;
         else if (!strcmp(k, "--msg-bytes"))
             o.msg_bytes = atol(v);
+        else if (!strcmp(k, "--cpu"))
+            o.cpu = atoi(v);
         else {
             fprintf(stderr, "mqlab: unknown option %s\n", k);
             exit(2);
@@ -94,6 +98,17 @@ static inline struct mqlab_opts mqlab_parse(int argc, char **argv)
     if (o.rounds < 1 || o.round < 1 || o.round > o.rounds || o.depth < 2 || o.msg_bytes < 1) {
         fprintf(stderr, "mqlab: bad options\n");
         exit(2);
+    }
+    if (o.cpu >= 0) {
+        /* The two vCPUs of the lab machine can differ by 2x in per-operation speed at a
+         * given moment (a busy SMT sibling on the host): bench.py pins every system of
+         * one round to the same CPU and alternates CPUs between rounds, so each system
+         * sees both alike. A CPU we may not use leaves the process unpinned. */
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(o.cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0)
+            fprintf(stderr, "mqlab: cannot pin to CPU %d (%s); running unpinned\n", o.cpu, strerror(errno));
     }
     return o;
 }

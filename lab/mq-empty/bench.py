@@ -2,12 +2,15 @@
 rbtree + node-cache patch's table).
 
 One program per system (kernel mq_*, Boost.Interprocess message_queue, vigil). Each round
-runs every system once for a short slice, rotating the order; a program keeps its samples
+runs every system once for a short slice, rotating the order, all pinned to one CPU
+(round r on CPU r % 2: the two vCPUs can differ 2x in speed at a given moment); a program keeps its samples
 in ctx.tmp until its last round, which emits one record per case from all rounds. Cases:
 "pair" (BATCH x send+receive between two clock reads, the targets' figure), "send" and
 "receive" each timed alone (a batch of sends fills the queue, a batch of receives empties
 it), and "clock_gettime" (kernel program): one clock read, the cost that timing each call
 alone, as the 2012 selftest did, adds to every figure."""
+import os
+
 NAME = "mq-empty"
 TITLE = "Empty-queue send+receive, 16-byte messages (ns per operation, median of 64-op batches)"
 SEED = ("2012, 'ipc/mqueue: add rbtree node caching support': empty-queue send/recv 305/288 ns "
@@ -17,6 +20,7 @@ SEED = ("2012, 'ipc/mqueue: add rbtree node caching support': empty-queue send/r
 
 SYSTEMS = [("mq_empty_kernel", "kernel"), ("mq_empty_boost", "boost"), ("mq_empty_vigil", "vigil")]
 PARAMS = ("msg_bytes",)
+CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS (mqlab.h: --cpu)
 
 
 def plan(ctx):
@@ -26,8 +30,8 @@ def plan(ctx):
         k = r % len(SYSTEMS)
         for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
             steps.append(dict(cmd=[prog, "--seconds", secs, "--round", r + 1, "--rounds", rounds,
-                                   "--state", ctx.tmp],
-                              label=f"round {r + 1}/{rounds}: {label}", est_s=secs + 0.05))
+                                   "--state", ctx.tmp, "--cpu", r % CPUS],
+                              label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label}", est_s=secs + 0.05))
     return steps
 
 

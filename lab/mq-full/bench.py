@@ -6,7 +6,10 @@ kernel's RLIMIT_MSGQUEUE of 800 KiB, charged ~112 B per 16-byte message, stops i
 
 One program per system; each step fills a fresh queue with the pattern, then times
 batches of 64 pairs. Rounds alternate the systems per (depth, pattern), rotating the
-order; the last round of a series emits one record from all its rounds' samples."""
+order, with every step of round r pinned to CPU r % 2 (the two vCPUs can differ 2x);
+the last round of a series emits one record from all its rounds' samples."""
+import os
+
 NAME = "mq-full"
 TITLE = "Send+receive on a queue holding depth-1 messages, by priority pattern (ns per pair)"
 SEED = ("2012, 'ipc/mqueue: add rbtree node caching support': with the queue nearly full the "
@@ -18,6 +21,7 @@ SYSTEMS = [("mq_full_kernel", "kernel"), ("mq_full_boost", "boost"), ("mq_full_v
 DEPTHS = (1024, 4096, 65536)
 PATTERNS = ("constant", "rising", "falling", "random")
 PARAMS = ("depth", "pattern")
+CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS (mqlab.h: --cpu)
 
 
 def plan(ctx):
@@ -32,8 +36,8 @@ def plan(ctx):
                 for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
                     fill = 0.5 if (depth == 65536 and label == "boost" and pat != "constant") else 0.02
                     steps.append(dict(cmd=[prog, "--depth", depth, "--pattern", pat, "--seconds", secs,
-                                           "--round", r + 1, "--rounds", rounds, "--state", ctx.tmp],
-                                      label=f"round {r + 1}/{rounds}: {label} depth={depth} {pat}",
+                                           "--round", r + 1, "--rounds", rounds, "--state", ctx.tmp, "--cpu", r % CPUS],
+                                      label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label} depth={depth} {pat}",
                                       est_s=secs + fill))
     return steps
 
