@@ -3,8 +3,9 @@ rbtree + node-cache patch's table).
 
 One program per system (kernel mq_*, Boost.Interprocess message_queue, vigil). Each round
 runs every system once for a short slice, rotating the order, all pinned to one CPU
-(round r on CPU r % 2: the two vCPUs can differ 2x in speed at a given moment); a program keeps its samples
-in ctx.tmp until its last round, which emits one record per case from all rounds. Cases:
+(round r on CPU r % 2: the two vCPUs can differ 2x in speed at a given moment); a
+program keeps its samples in ctx.tmp until its last round, which emits one record per
+case from all rounds. Cases:
 "pair" (BATCH x send+receive between two clock reads, the targets' figure), "send" and
 "receive" each timed alone (a batch of sends fills the queue, a batch of receives empties
 it), and "clock_gettime" (kernel program): one clock read, the cost that timing each call
