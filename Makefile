@@ -33,7 +33,7 @@ test: deps-test
 lab: deps-lab
 	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=ON $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD)/rel -j $(JOBS) -- --no-print-directory
-	@$(PYTHON) lab/run.py --bin $(BUILD)/rel/lab --out $(BUILD)/lab $(if $(BENCH),--bench $(BENCH)) $(if $(QUICK),--quick)
+	@$(PYTHON) lab/run.py --bin $(BUILD)/rel/lab --out $(BUILD)/lab $(if $(BENCH),--bench $(BENCH)) $(if $(filter-out 0,$(QUICK)),--quick)
 
 install: lib
 	@cmake --install $(BUILD)/rel --prefix $(PREFIX)
