@@ -4,7 +4,12 @@ Messages of 16 B, 4 KiB and 64 KiB (the kernel's msgsize_max is raised for 64 Ki
 the private IPC namespace its program creates). Records: rtt_us (value = p50, with p50
 and p99 over round trips) and msgs_per_s (both directions counted: 2 / mean round trip).
 Rounds alternate the systems per message size, rotating the order; the last round of a
-series emits one record from all its rounds' samples. Processes are not pinned."""
+series emits one record from all its rounds' samples. The two processes are pinned to
+different CPUs (round r: parent on CPU r % 2, echo on the other), a cross-core round
+trip: left to the scheduler they sometimes share one CPU and sometimes not, from run to
+run, and every system's figures move 2x with that (same CPU, this machine: kernel ~7.4 us,
+Boost ~11 us, vigil ~4 us; separate CPUs: ~15, ~14, ~0.5 us)."""
+import os
 NAME = "mq-pingpong"
 TITLE = "Cross-process blocking round trip over two queues (us per round trip)"
 SEED = ("2012 mqueue patches measured single-process send/receive; the cross-process case "
@@ -15,6 +20,7 @@ SEED = ("2012 mqueue patches measured single-process send/receive; the cross-pro
 SYSTEMS = [("mq_pingpong_kernel", "kernel"), ("mq_pingpong_boost", "boost"), ("mq_pingpong_vigil", "vigil")]
 SIZES = (16, 4096, 65536)
 PARAMS = ("msg_bytes",)
+CPUS = min(2, os.cpu_count() or 1)
 
 
 def plan(ctx):
@@ -27,7 +33,7 @@ def plan(ctx):
             i += 1
             for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
                 steps.append(dict(cmd=[prog, "--msg-bytes", size, "--seconds", secs, "--round", r + 1,
-                                       "--rounds", rounds, "--state", ctx.tmp],
+                                       "--rounds", rounds, "--state", ctx.tmp, "--cpu", r % CPUS],
                                   label=f"round {r + 1}/{rounds}: {label} {size} B", est_s=secs + 0.1))
     return steps
 

@@ -5,7 +5,8 @@
  *   rtt_us      value = p50 over round trips, p50/p99 keys;
  *   msgs_per_s  messages delivered per second, counting both directions
  *               (2 / mean round trip).
- * Neither process is pinned: the scheduler places them as it would a user's.
+ * With --cpu N the parent runs on CPU N and the echo on the next CPU: a cross-core round
+ * trip every time (bench.py alternates N between rounds).
  *
  * Included once per system after that system's adapter (sys_<system>.h). */
 #ifndef VIGIL_MQLAB_PINGPONG_H
@@ -14,9 +15,20 @@
 #define DEPTH 4 /* kernel queues for ping-pong stay at 4 or fewer messages */
 #define WARMUP 500 /* round trips, or 0.1 s if that comes first */
 
-static void child_echo(struct sysq *ping, struct sysq *pong, char *buf, long size)
+static void child_echo(struct sysq *ping, struct sysq *pong, char *buf, long size, int cpu)
 {
     unsigned prio;
+    if (cpu >= 0) {
+        /* The echo runs on the other CPU: a cross-core round trip, as deterministic as
+         * the placement can be (unpinned, the scheduler sometimes keeps both processes on
+         * one CPU and sometimes not, and the figures of every system change 2x with it). */
+        cpu_set_t set;
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        CPU_ZERO(&set);
+        CPU_SET(ncpu > 1 ? (cpu + 1) % (int)ncpu : cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0)
+            fprintf(stderr, "mqlab: cannot pin the echo process (%s)\n", strerror(errno));
+    }
     sys_child(ping);
     sys_child(pong);
     for (;;) {
@@ -51,7 +63,7 @@ int main(int argc, char **argv)
     if (pid < 0)
         mqlab_die("fork");
     if (pid == 0)
-        child_echo(&ping, &pong, buf, size);
+        child_echo(&ping, &pong, buf, size, o.cpu);
 
     int64_t warm_end = bench_now_ns() + 100000000;
     for (int i = 0; i < WARMUP && bench_now_ns() < warm_end; i++)
