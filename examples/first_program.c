@@ -7,7 +7,7 @@ static void on_stdin(vigil_loop *loop, vigil_io *w, int revents)
 {
     char buf[256];
     ssize_t n = revents > 0 ? read(w->fd, buf, sizeof buf) : 0;
-    if (n <= 0) { vigil_io_stop(loop, w); return; }     /* EOF, error: done */
+    if (n <= 0) { vigil_loop_stop(loop); return; }      /* EOF or error: done */
     printf("read %zd bytes\n", n);
 }
 
