@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TIMER_TAG UINT64_MAX
@@ -30,6 +31,7 @@ struct ep {
     int64_t tfd_armed_ns; /* deadline the timerfd holds, 0 none */
     bool no_pwait2;       /* epoll_pwait2 returned ENOSYS */
     bool rebuild;         /* stray events seen: make a new set before the next wait */
+    bool spurious;        /* ep_collect dropped an event of a lazily kept bit */
     struct epoll_event evs[VIGIL__EV_CAP];
 };
 
@@ -76,34 +78,44 @@ static inline uint64_t tag(int fd, uint32_t gen)
     return (uint32_t)fd | (uint64_t)gen << 32;
 }
 
+/* Lazy narrowing (as the io_uring backend does): slot->bk holds the mask registered in
+ * the kernel, which may be wider than slot->applied. A change that only drops bits is
+ * not sent; if a dropped bit fires later, ep_collect() narrows the registration then
+ * (one epoll_ctl) and drops the event. QEMU-like loops toggle WRITE interest on and off
+ * every turn while the fd stays unwritable: those toggles then cost nothing. */
 static void apply(struct vigil_loop *loop, struct ep *ep, int fd)
 {
     struct vigil__fd *slot = &loop->fds[fd];
-    uint32_t want = slot->wanted, app = slot->applied;
+    uint32_t want = slot->wanted, km = (uint32_t)slot->bk;
     int r = 0;
     if (want == 0) {
         /* Errors are fine here: the fd may be closed already, and then epoll dropped it. */
-        if (app)
+        if (km)
             ctl(ep->epfd, EPOLL_CTL_DEL, fd, 0, 0);
+        slot->bk = 0;
         slot->applied = 0;
         slot->reset = 0;
         return;
     }
-    if (app == 0 || slot->reset) {
+    if (km == 0 || slot->reset) {
         /* Afresh: the number may name a new file. EEXIST means it is the same file,
          * still registered: update it (mask and generation). */
         r = ctl(ep->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
         if (r == -EEXIST)
             r = ctl(ep->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
-    } else if (want != app) {
+        km = want;
+    } else if (want & ~km) {
         r = ctl(ep->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
         if (r == -ENOENT) /* closed and reopened under the same number since */
             r = ctl(ep->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
+        km = want;
     }
     if (r < 0) {
+        slot->bk = 0;
         vigil__fd_failed(loop, fd, r);
         return;
     }
+    slot->bk = (int32_t)km;
     slot->applied = want;
     slot->reset = 0;
 }
@@ -127,6 +139,7 @@ static int rebuild(struct vigil_loop *loop, struct ep *ep)
         if (!slot->applied)
             continue;
         int r = ctl(nfd, EPOLL_CTL_ADD, fd, slot->applied, tag(fd, slot->gen));
+        slot->bk = r < 0 ? 0 : (int32_t)slot->applied;
         if (r < 0)
             vigil__fd_failed(loop, fd, r);
     }
@@ -178,6 +191,7 @@ static int ep_collect(struct vigil_loop *loop, int n);
 static int ep_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
 {
     struct ep *ep = loop->bk;
+    struct vigil__wait rest;
     for (int i = 0; i < ndirty; i++)
         apply(loop, ep, dirty[i]);
     if (ep->rebuild) {
@@ -185,8 +199,25 @@ static int ep_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const 
         if (r < 0)
             return r;
     }
-    int n = ep_wait(ep, w);
-    return n <= 0 ? n : ep_collect(loop, n);
+    for (;;) {
+        int n = ep_wait(ep, w);
+        if (n <= 0)
+            return n;
+        ep->spurious = false;
+        n = ep_collect(loop, n);
+        /* Only lazily kept bits fired (now narrowed): that is no reason to end a wait. */
+        if (n > 0 || !ep->spurious || w->timeout_ns == 0)
+            return n;
+        if (w->timeout_ns > 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            int64_t left = w->deadline_ns - ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+            if (left <= 0)
+                return 0;
+            rest = (struct vigil__wait){left, w->deadline_ns};
+            w = &rest;
+        }
+    }
 }
 
 /* Turns epoll's events (ep->evs[0..n)) into the loop's. */
@@ -211,9 +242,22 @@ static int ep_collect(struct vigil_loop *loop, int n)
             loop->idle_fd = -1;  /* the rebuild happens in the next full turn */
             continue;
         }
+        struct vigil__fd *slot = &loop->fds[fd];
+        uint32_t ev = ep->evs[i].events;
+        if (ev & ~(slot->applied | EPOLLERR | EPOLLHUP)) {
+            /* A bit the loop no longer wants, kept registered lazily, fired: narrow the
+             * registration to what is wanted now, and pass on only what is wanted. */
+            if (ctl(ep->epfd, EPOLL_CTL_MOD, fd, slot->applied, tag(fd, gen)) == 0)
+                slot->bk = (int32_t)slot->applied;
+            ev &= slot->applied | EPOLLERR | EPOLLHUP;
+            if (!ev) {
+                ep->spurious = true;
+                continue;
+            }
+        }
         loop->ev[out].fd = fd;
         loop->ev[out].gen = gen;
-        loop->ev[out].revents = ep->evs[i].events;
+        loop->ev[out].revents = ev;
         out++;
     }
     return out;
