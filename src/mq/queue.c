@@ -832,6 +832,26 @@ static int wait_word(_Atomic uint32_t *word, uint32_t val, const struct timespec
     return 0;
 }
 
+/* Called locked when every waiter record is taken: sleeps on the shared spare word
+ * until a record may be free, then takes the lock again. Returns the wait's result;
+ * *locked is false (and the result the lock's error) when the lock could not be
+ * taken back. */
+static int spare_wait(struct vigil__mq *q, const struct timespec *abs_rt, bool *locked)
+{
+    struct vigil__mq_hdr *h = q->h;
+    uint32_t seq = atomic_load_explicit(&h->spare_seq, memory_order_relaxed);
+    h->spare_waiters++;
+    qunlock(q);
+    int r = wait_word(&h->spare_seq, seq, abs_rt, false, NULL);
+    int lr = qlock(q);
+    *locked = lr >= 0;
+    if (lr < 0)
+        return lr;
+    if (h->spare_waiters)
+        h->spare_waiters--;
+    return r;
+}
+
 /* Wakes a record's waiter if it sleeps in the kernel (after its state changed). */
 static inline void rec_wake(struct vigil__mq_rec *r)
 {
@@ -965,15 +985,10 @@ static __attribute__((noinline)) int send_locked(struct vigil__mq *q, const char
         struct vigil__mq_rec *me = rec_take(q, VIGIL__REC_SEND);
         if (!me) {
             /* More blocked threads than records: wait on the shared spare word. */
-            uint32_t seq = atomic_load_explicit(&h->spare_seq, memory_order_relaxed);
-            h->spare_waiters++;
-            qunlock(q);
-            r = wait_word(&h->spare_seq, seq, abs_rt, false, NULL);
-            int lr = qlock(q);
-            if (lr < 0)
-                return lr;
-            if (h->spare_waiters)
-                h->spare_waiters--;
+            bool locked;
+            r = spare_wait(q, abs_rt, &locked);
+            if (!locked)
+                return r;
             if (r < 0)
                 goto out_unlock;
             continue;
@@ -1105,15 +1120,11 @@ static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, cha
         }
         struct vigil__mq_rec *me = rec_take(q, VIGIL__REC_RECV);
         if (!me) {
-            uint32_t seq = atomic_load_explicit(&h->spare_seq, memory_order_relaxed);
-            h->spare_waiters++;
-            qunlock(q);
-            r = wait_word(&h->spare_seq, seq, abs_rt, false, NULL);
-            int lr = qlock(q);
-            if (lr < 0)
-                return lr;
-            if (h->spare_waiters)
-                h->spare_waiters--;
+            /* More blocked threads than records: wait on the shared spare word. */
+            bool locked;
+            r = spare_wait(q, abs_rt, &locked);
+            if (!locked)
+                return r;
             if (r < 0)
                 goto out_unlock;
             continue;
