@@ -3,7 +3,7 @@
  * overflow clamps too. A loop whose only timer is that far away still runs NOWAIT. */
 #include "tt.h"
 
-#include "loop.h" /* the private deadline field, to check the clamp itself */
+#include "loop/loop.h" /* the private deadline field, to check the clamp itself */
 
 #include <unistd.h>
 

@@ -4,7 +4,7 @@
  * callbacks in (deadline, start order) order. */
 #include "tt.h"
 
-#include "loop.h"
+#include "loop/loop.h"
 
 #define N 1000000
 #define OPS 2000000

@@ -10,7 +10,7 @@
  * A relative MONOTONIC timer is not moved by any of it. */
 #include "tt.h"
 
-#include "loop.h"
+#include "loop/loop.h"
 
 static int real_fired, guard_fired, mono_fired;
 static int64_t real_deadline;

@@ -3,8 +3,8 @@
  * idle NOWAIT turns leave it unchanged; a pipe that becomes ready is seen by a NOWAIT
  * turn (entering at most once, to run the completion work the kernel flagged). */
 #include "vt.h"
-#include "loop.h"
-#include "uring.h"
+#include "loop/loop.h"
+#include "ring/ring.h"
 
 #include <unistd.h>
 

@@ -3,8 +3,8 @@
  * exactly one io_uring_enter (the backend's own counter; the test's write and the
  * callback's read are the test's, not the loop's). */
 #include "vt.h"
-#include "loop.h"
-#include "uring.h"
+#include "loop/loop.h"
+#include "ring/ring.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -3,8 +3,8 @@
  * loop thread; more SQEs than the ring holds are submitted in chunks, none lost;
  * vigil__uring_cancel ends a pending op with -ECANCELED; inflight counts them. */
 #include "vt.h"
-#include "loop.h"
-#include "uring.h"
+#include "loop/loop.h"
+#include "ring/ring.h"
 
 #ifdef VIGIL_TEST_HAVE_LIBURING
 #include <liburing.h>

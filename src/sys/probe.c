@@ -3,7 +3,7 @@
  * io_uring_setup with EPERM; kernel.io_uring_disabled=2 does the same; =1 refuses
  * processes outside io_uring_group), so everything here asks the kernel itself.
  */
-#include "probe.h"
+#include "sys/probe.h"
 
 #include <errno.h>
 #include <stdatomic.h>

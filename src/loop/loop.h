@@ -9,7 +9,7 @@
 #define VIGIL_LOOP_H
 
 #include "vigil.h"
-#include "backend.h"
+#include "backend/backend.h"
 
 #include <signal.h>
 #include <stdatomic.h>

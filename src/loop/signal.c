@@ -7,7 +7,7 @@
  * a signal already pending (for SIGTERM: end the process) that the caller meant to
  * ignore; the caller unblocks it when it wants the default action back.
  */
-#include "loop.h"
+#include "loop/loop.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -2,8 +2,8 @@
  * same io_uring_enter as the turn's interest changes and wait; their completions come
  * back through op->complete during the turn (backend_uring.c reaps them).
  */
-#include "loop.h"
-#include "uring.h"
+#include "loop/loop.h"
+#include "ring/ring.h"
 
 #include <errno.h>
 #include <stddef.h>

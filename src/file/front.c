@@ -7,7 +7,7 @@
  * the stack was empty. The loop reads the eventfd before it takes the stack, so a push
  * that finds the stack non-empty is always seen by the take that follows.
  */
-#include "file_int.h"
+#include "file/file_int.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -10,8 +10,8 @@
  * for each new fd to give the results epoll would (EPERM for regular files), and an fd
  * closed while watched (POLLNVAL) is reported to its watchers as -EBADF.
  */
-#include "loop.h"
-#include "sys.h"
+#include "loop/loop.h"
+#include "sys/sys.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -19,9 +19,9 @@
  * is in the kernel can be freed by its owner at once (the op completes, later, into
  * the free list).
  */
-#include "loop.h"
-#include "probe.h"
-#include "uring.h"
+#include "loop/loop.h"
+#include "sys/probe.h"
+#include "ring/ring.h"
 #include "mq/mq_internal.h"
 #include "vigil/mq_watch.h"
 

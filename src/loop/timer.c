@@ -48,7 +48,7 @@
  * [MARGIN_MIN_NS, precise_budget_ns]:
  * a quiet machine spins a few us per wake-up, a noisy one more, never past the budget.
  */
-#include "loop.h"
+#include "loop/loop.h"
 
 #include <errno.h>
 #include <stdlib.h>

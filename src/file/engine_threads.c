@@ -12,7 +12,7 @@
  * Workers block every signal: a signal meant for the loop's signalfd (or for the
  * program's own threads) must never be delivered to a worker.
  */
-#include "file_int.h"
+#include "file/file_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

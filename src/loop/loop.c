@@ -17,8 +17,8 @@
  *     generation moves under it (the watchers after that point belong to a new file);
  *   - the fd table may grow (and move) inside a callback: slots are re-read by index.
  */
-#include "loop.h"
-#include "sys.h"
+#include "loop/loop.h"
+#include "sys/sys.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,8 +13,8 @@
 #ifndef VIGIL_FILE_INT_H
 #define VIGIL_FILE_INT_H
 
-#include "loop.h"
-#include "uring.h"
+#include "loop/loop.h"
+#include "ring/ring.h"
 
 #include <linux/aio_abi.h>
 #include <stdatomic.h>

@@ -12,8 +12,8 @@
  * reach it (the number is closed or names another file). The only way to drop it is a
  * new epoll set: rebuild() re-registers every applied fd (one epoll_ctl each).
  */
-#include "loop.h"
-#include "sys.h"
+#include "loop/loop.h"
+#include "sys/sys.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -34,7 +34,7 @@
  * not save a system call for the MONOTONIC case.
  */
 #include "vigil/epoll1.h"
-#include "probe.h"
+#include "sys/probe.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -11,7 +11,7 @@
  * The context holds AIO_NR requests; more wait on a backlog, submitted as completions
  * free slots. Requests are submitted in the order given.
  */
-#include "file_int.h"
+#include "file/file_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

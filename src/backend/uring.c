@@ -53,9 +53,9 @@
  * not EINTR, when a signal ends the wait after a submission, and -ETIME on a timeout:
  * the loop treats every return as "the wait is over", rechecks its timers and goes on.
  */
-#include "loop.h"
-#include "probe.h"
-#include "uring.h"
+#include "loop/loop.h"
+#include "sys/probe.h"
+#include "ring/ring.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
  * caller's own requests are kept on a list (f->es) -- so the pool's steady state pays
  * for no list at all.
  */
-#include "file_int.h"
+#include "file/file_int.h"
 
 #include <errno.h>
 #include <stdio.h>
