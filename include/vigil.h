@@ -8,12 +8,12 @@
  *     vigil_signal, ...) are structs the caller owns and embeds in its own objects;
  *     starting or stopping one allocates nothing. Zero a watcher (`= {0}` or memset)
  *     before its first start; after a stop it may be started again.
- *   - One loop per thread. vigil_wakeup() is the only call another thread (or a signal
+ *   - One loop per thread. vigil_loop_wakeup() is the only call another thread (or a signal
  *     handler) may make on a loop.
  *   - All times are int64_t nanoseconds; names carry the unit (_ns).
  *   - vigil's waits are not pthread cancellation points: the loop makes its wait system
  *     calls directly, without glibc's cancellation wrapper (~37 ns a call on the lab
- *     machine). End a loop thread with a flag and vigil_wakeup() instead.
+ *     machine). End a loop thread with a flag and vigil_loop_wakeup() instead.
  */
 #ifndef VIGIL_H
 #define VIGIL_H
@@ -78,7 +78,7 @@ struct vigil_loop_options {
     /* Precise timers: the most CPU time one wake-up may spend finishing its wait
      * without sleeping. 0 means the default (200 us). */
     int64_t precise_budget_ns;
-    /* Called in the loop thread after vigil_wakeup() from any thread. May be NULL. */
+    /* Called in the loop thread after vigil_loop_wakeup() from any thread. May be NULL. */
     void (*on_wakeup)(vigil_loop *loop, void *data);
     void *data;           /* user pointer, see vigil_loop_data() */
     uint64_t reserved[8]; /* zero */
@@ -116,7 +116,7 @@ VIGIL_EXPORT void *vigil_loop_data(const vigil_loop *loop);
 
 /* Thread-safe and async-signal-safe: makes the loop's wait return and, in the loop
  * thread, calls options.on_wakeup. Calls made before the loop runs coalesce. */
-VIGIL_EXPORT int vigil_wakeup(vigil_loop *loop);
+VIGIL_EXPORT int vigil_loop_wakeup(vigil_loop *loop);
 
 struct vigil_loop_stats {
     uint64_t turns;
@@ -128,7 +128,6 @@ struct vigil_loop_stats {
     int64_t precise_margin_ns;   /* current learned margin of precise mode */
     uint64_t precise_spin_ns;    /* CPU spent finishing waits without sleeping, total */
     uint64_t precise_wakeups;    /* precise timer callbacks run */
-    uint64_t early_wakeups;      /* callbacks that ran before their deadline: always 0 */
     uint64_t reserved[8];
 };
 VIGIL_EXPORT int vigil_loop_stats(vigil_loop *loop, struct vigil_loop_stats *out);
@@ -288,7 +287,11 @@ struct vigil_signal {
  * thread; block it in every other thread too, or it may be delivered there instead.
  * Several watchers may watch one signal. -EINVAL for SIGKILL/SIGSTOP/bad numbers. */
 VIGIL_EXPORT int vigil_signal_start(vigil_loop *loop, vigil_signal *w, int signo, vigil_signal_cb cb);
+/* Stops w; safe from any callback, its own included. Stopping a stopped watcher is 0.
+ * The signal stays blocked (see above). */
 VIGIL_EXPORT int vigil_signal_stop(vigil_loop *loop, vigil_signal *w);
+/* 1 while started, else 0. */
+VIGIL_EXPORT int vigil_signal_active(const vigil_signal *w);
 
 /* ----------------------------------------------- more watchers, by feature */
 /* VIGIL_MORE_HEADERS: each feature adds one line below. */

@@ -1,4 +1,5 @@
-/* epoll backend: the turn's changes as one epoll_ctl each, then one wait.
+/* epoll backend: the turn's changes as one epoll_ctl each (a change that only drops
+ * bits costs none: lazy narrowing, see backend.h), then one wait.
  *
  * Wait: epoll_wait for "no timeout" and "forever" (the cheapest call), epoll_pwait2 with
  * a nanosecond timespec otherwise. A kernel without epoll_pwait2 (ENOSYS at run time,
@@ -12,7 +13,7 @@
  * reach it (the number is closed or names another file). The only way to drop it is a
  * new epoll set: rebuild() re-registers every applied fd (one epoll_ctl each).
  */
-#include "loop/loop.h"
+#include "loop/turn.h"
 #include "sys/sys.h"
 
 #include <errno.h>
@@ -25,46 +26,43 @@
 
 #define TIMER_TAG UINT64_MAX
 
-struct ep {
+struct epoll_state {
     int epfd;
     int tfd;              /* fallback timer, -1 until needed */
     int64_t tfd_armed_ns; /* deadline the timerfd holds, 0 none */
     bool no_pwait2;       /* epoll_pwait2 returned ENOSYS */
     bool rebuild;         /* stray events seen: make a new set before the next wait */
-    bool spurious;        /* ep_collect dropped an event of a lazily kept bit */
+    bool spurious;        /* collect() dropped an event of a lazily kept bit */
     struct epoll_event evs[VIGIL__EV_CAP];
 };
 
-static int ep_init(struct vigil_loop *loop)
+static int ep_init(vigil_loop *loop)
 {
-    struct ep *ep = calloc(1, sizeof *ep);
-    if (!ep)
+    struct epoll_state *es = calloc(1, sizeof *es);
+    if (!es)
         return -ENOMEM;
-    ep->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (ep->epfd < 0) {
+    es->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (es->epfd < 0) {
         int r = -errno;
-        free(ep);
+        free(es);
         return r;
     }
-    ep->tfd = -1;
-    ep->no_pwait2 = getenv("VIGIL_TEST_NO_PWAIT2") != NULL; /* test hook: the fallback path */
-    loop->bk = ep;
-    loop->idle_fd = ep->epfd;
-    loop->idle_buf = ep->evs;
+    es->tfd = -1;
+    es->no_pwait2 = getenv("VIGIL_TEST_NO_PWAIT2") != NULL; /* test hook: the fallback path */
+    loop->bk = es;
     return 0;
 }
 
-static void ep_fini(struct vigil_loop *loop)
+static void ep_fini(vigil_loop *loop)
 {
-    struct ep *ep = loop->bk;
-    if (!ep)
+    struct epoll_state *es = loop->bk;
+    if (!es)
         return;
-    close(ep->epfd);
-    if (ep->tfd >= 0)
-        close(ep->tfd);
-    free(ep);
+    close(es->epfd);
+    if (es->tfd >= 0)
+        close(es->tfd);
+    free(es);
     loop->bk = NULL;
-    loop->idle_fd = -1;
 }
 
 static int ctl(int epfd, int op, int fd, uint32_t events, uint64_t data)
@@ -78,21 +76,21 @@ static inline uint64_t tag(int fd, uint32_t gen)
     return (uint32_t)fd | (uint64_t)gen << 32;
 }
 
-/* Lazy narrowing (as the io_uring backend does): slot->bk holds the mask registered in
+/* Lazy narrowing (see backend.h): slot->bk.epoll_mask holds the mask registered in
  * the kernel, which may be wider than slot->applied. A change that only drops bits is
- * not sent; if a dropped bit fires later, ep_collect() narrows the registration then
+ * not sent; if a dropped bit fires later, collect() narrows the registration then
  * (one epoll_ctl) and drops the event. QEMU-like loops toggle WRITE interest on and off
  * every turn while the fd stays unwritable: those toggles then cost nothing. */
-static void apply(struct vigil_loop *loop, struct ep *ep, int fd)
+static void apply(vigil_loop *loop, struct epoll_state *es, int fd)
 {
     struct vigil__fd *slot = &loop->fds[fd];
-    uint32_t want = slot->wanted, km = (uint32_t)slot->bk;
+    uint32_t want = slot->wanted, km = slot->bk.epoll_mask;
     int r = 0;
     if (want == 0) {
         /* Errors are fine here: the fd may be closed already, and then epoll dropped it. */
         if (km)
-            ctl(ep->epfd, EPOLL_CTL_DEL, fd, 0, 0);
-        slot->bk = 0;
+            ctl(es->epfd, EPOLL_CTL_DEL, fd, 0, 0);
+        slot->bk.epoll_mask = 0;
         slot->applied = 0;
         slot->reset = 0;
         return;
@@ -100,46 +98,45 @@ static void apply(struct vigil_loop *loop, struct ep *ep, int fd)
     if (km == 0 || slot->reset) {
         /* Afresh: the number may name a new file. EEXIST means it is the same file,
          * still registered: update it (mask and generation). */
-        r = ctl(ep->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
+        r = ctl(es->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
         if (r == -EEXIST)
-            r = ctl(ep->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
+            r = ctl(es->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
         km = want;
     } else if (want & ~km) {
-        r = ctl(ep->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
+        r = ctl(es->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
         if (r == -ENOENT) /* closed and reopened under the same number since */
-            r = ctl(ep->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
+            r = ctl(es->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
         km = want;
     }
     if (r < 0) {
-        slot->bk = 0;
+        slot->bk.epoll_mask = 0;
         vigil__fd_failed(loop, fd, r);
         return;
     }
-    slot->bk = (int32_t)km;
+    slot->bk.epoll_mask = km;
     slot->applied = want;
     slot->reset = 0;
 }
 
-static int rebuild(struct vigil_loop *loop, struct ep *ep)
+static int rebuild(vigil_loop *loop, struct epoll_state *es)
 {
     int nfd = epoll_create1(EPOLL_CLOEXEC);
     if (nfd < 0)
         return -errno;
-    close(ep->epfd);
-    ep->epfd = nfd;
-    ep->rebuild = false;
-    loop->idle_fd = nfd;
-    ep->tfd_armed_ns = 0;
-    if (ep->tfd >= 0 && ctl(nfd, EPOLL_CTL_ADD, ep->tfd, EPOLLIN, TIMER_TAG) < 0) {
-        close(ep->tfd);
-        ep->tfd = -1;
+    close(es->epfd);
+    es->epfd = nfd;
+    es->rebuild = false;
+    es->tfd_armed_ns = 0;
+    if (es->tfd >= 0 && ctl(nfd, EPOLL_CTL_ADD, es->tfd, EPOLLIN, TIMER_TAG) < 0) {
+        close(es->tfd);
+        es->tfd = -1;
     }
     for (int fd = 0; fd < loop->nfds; fd++) {
         struct vigil__fd *slot = &loop->fds[fd];
         if (!slot->applied)
             continue;
         int r = ctl(nfd, EPOLL_CTL_ADD, fd, slot->applied, tag(fd, slot->gen));
-        slot->bk = r < 0 ? 0 : (int32_t)slot->applied;
+        slot->bk.epoll_mask = r < 0 ? 0 : slot->applied;
         if (r < 0)
             vigil__fd_failed(loop, fd, r);
     }
@@ -147,66 +144,66 @@ static int rebuild(struct vigil_loop *loop, struct ep *ep)
 }
 
 /* No epoll_pwait2: arm a timerfd at the absolute deadline, then wait without timeout. */
-static int arm_fallback_timer(struct ep *ep, int64_t deadline_ns)
+static int arm_fallback_timer(struct epoll_state *es, int64_t deadline_ns)
 {
-    if (ep->tfd < 0) {
-        ep->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-        if (ep->tfd < 0)
+    if (es->tfd < 0) {
+        es->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (es->tfd < 0)
             return -errno;
-        int r = ctl(ep->epfd, EPOLL_CTL_ADD, ep->tfd, EPOLLIN, TIMER_TAG);
+        int r = ctl(es->epfd, EPOLL_CTL_ADD, es->tfd, EPOLLIN, TIMER_TAG);
         if (r < 0) {
-            close(ep->tfd);
-            ep->tfd = -1;
+            close(es->tfd);
+            es->tfd = -1;
             return r;
         }
     }
-    if (ep->tfd_armed_ns == deadline_ns)
+    if (es->tfd_armed_ns == deadline_ns)
         return 0;
     struct itimerspec its = {{0, 0}, {deadline_ns / 1000000000, deadline_ns % 1000000000}};
-    if (timerfd_settime(ep->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+    if (timerfd_settime(es->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
         return -errno;
-    ep->tfd_armed_ns = deadline_ns;
+    es->tfd_armed_ns = deadline_ns;
     return 0;
 }
 
-static int ep_wait(struct ep *ep, const struct vigil__wait *w)
+static int wait_events(struct epoll_state *es, const struct vigil__wait *w)
 {
     if (w->timeout_ns <= 0)
-        return vigil__epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, w->timeout_ns < 0 ? -1 : 0);
-    if (!ep->no_pwait2) {
+        return vigil__epoll_wait(es->epfd, es->evs, VIGIL__EV_CAP, w->timeout_ns < 0 ? -1 : 0);
+    if (!es->no_pwait2) {
         struct timespec ts = {w->timeout_ns / 1000000000, w->timeout_ns % 1000000000};
-        int n = vigil__epoll_pwait2(ep->epfd, ep->evs, VIGIL__EV_CAP, &ts);
+        int n = vigil__epoll_pwait2(es->epfd, es->evs, VIGIL__EV_CAP, &ts);
         if (n != -ENOSYS)
             return n;
-        ep->no_pwait2 = true; /* built where it exists, running where it does not */
+        es->no_pwait2 = true; /* built where it exists, running where it does not */
     }
-    int r = arm_fallback_timer(ep, w->deadline_ns);
+    int r = arm_fallback_timer(es, w->deadline_ns);
     if (r < 0)
         return r;
-    return vigil__epoll_wait(ep->epfd, ep->evs, VIGIL__EV_CAP, -1);
+    return vigil__epoll_wait(es->epfd, es->evs, VIGIL__EV_CAP, -1);
 }
 
-static int ep_collect(struct vigil_loop *loop, int n);
+static int collect(vigil_loop *loop, struct epoll_state *es, int n);
 
-static int ep_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
+/* A turn with changes, a wait, or a set to rebuild. */
+static __attribute__((noinline)) int turn_full(vigil_loop *loop, struct epoll_state *es, const struct vigil__wait *w)
 {
-    struct ep *ep = loop->bk;
     struct vigil__wait rest;
-    for (int i = 0; i < ndirty; i++)
-        apply(loop, ep, dirty[i]);
-    if (ep->rebuild) {
-        int r = rebuild(loop, ep);
+    for (int i = 0; i < loop->ndirty; i++)
+        apply(loop, es, loop->dirty[i]);
+    if (es->rebuild) {
+        int r = rebuild(loop, es);
         if (r < 0)
             return r;
     }
     for (;;) {
-        int n = ep_wait(ep, w);
+        int n = wait_events(es, w);
         if (n <= 0)
             return n;
-        ep->spurious = false;
-        n = ep_collect(loop, n);
+        es->spurious = false;
+        n = collect(loop, es, n);
         /* Only lazily kept bits fired (now narrowed): that is no reason to end a wait. */
-        if (n > 0 || !ep->spurious || w->timeout_ns == 0)
+        if (n > 0 || !es->spurious || w->timeout_ns == 0)
             return n;
         if (w->timeout_ns > 0) {
             struct timespec ts;
@@ -220,38 +217,37 @@ static int ep_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const 
     }
 }
 
-/* Turns epoll's events (ep->evs[0..n)) into the loop's. */
-static int ep_collect(struct vigil_loop *loop, int n)
+/* Turns epoll's events (es->evs[0..n)) into the loop's. */
+static int collect(vigil_loop *loop, struct epoll_state *es, int n)
 {
-    struct ep *ep = loop->bk;
     int out = 0;
     for (int i = 0; i < n; i++) {
-        uint64_t d = ep->evs[i].data.u64;
+        uint64_t d = es->evs[i].data.u64;
         if (d == TIMER_TAG) {
             uint64_t ticks;
-            if (read(ep->tfd, &ticks, sizeof ticks) < 0) {
+            if (read(es->tfd, &ticks, sizeof ticks) < 0) {
                 /* EAGAIN: already consumed; nothing else can fail on a timerfd */
             }
-            ep->tfd_armed_ns = 0;
+            es->tfd_armed_ns = 0;
             continue;
         }
         int fd = (int)(uint32_t)d;
         uint32_t gen = (uint32_t)(d >> 32);
         if (fd >= loop->nfds || loop->fds[fd].gen != gen || !loop->fds[fd].applied) {
-            ep->rebuild = true; /* epoll holds a registration the loop does not */
-            loop->idle_fd = -1;  /* the rebuild happens in the next full turn */
+            es->rebuild = true; /* epoll holds a registration the loop does not: the next
+                                   turn makes a new set */
             continue;
         }
         struct vigil__fd *slot = &loop->fds[fd];
-        uint32_t ev = ep->evs[i].events;
+        uint32_t ev = es->evs[i].events;
         if (ev & ~(slot->applied | EPOLLERR | EPOLLHUP)) {
             /* A bit the loop no longer wants, kept registered lazily, fired: narrow the
              * registration to what is wanted now, and pass on only what is wanted. */
-            if (ctl(ep->epfd, EPOLL_CTL_MOD, fd, slot->applied, tag(fd, gen)) == 0)
-                slot->bk = (int32_t)slot->applied;
+            if (ctl(es->epfd, EPOLL_CTL_MOD, fd, slot->applied, tag(fd, gen)) == 0)
+                slot->bk.epoll_mask = slot->applied;
             ev &= slot->applied | EPOLLERR | EPOLLHUP;
             if (!ev) {
-                ep->spurious = true;
+                es->spurious = true;
                 continue;
             }
         }
@@ -263,10 +259,26 @@ static int ep_collect(struct vigil_loop *loop, int n)
     return out;
 }
 
+/* Step 2 of the turn. The idle case (nothing to change, must not sleep) is inlined into
+ * the run loop: its epoll_wait returns straight into vigil_loop_run's frame (turn.h). */
+static inline __attribute__((always_inline)) int epoll_turn(vigil_loop *loop, const struct vigil__wait *w)
+{
+    struct epoll_state *es = loop->bk;
+    if (w->timeout_ns == 0 && loop->ndirty == 0 && !es->rebuild) {
+        int n = vigil__epoll_wait(es->epfd, es->evs, VIGIL__EV_CAP, 0);
+        return n > 0 ? collect(loop, es, n) : n;
+    }
+    return turn_full(loop, es, w);
+}
+
+static int ep_run(vigil_loop *loop, enum vigil_run_mode mode)
+{
+    return vigil__run(loop, mode, epoll_turn, false);
+}
+
 const struct vigil__backend vigil__backend_epoll = {
     .name = "epoll",
     .init = ep_init,
     .fini = ep_fini,
-    .turn = ep_turn,
-    .collect = ep_collect,
+    .run = ep_run,
 };

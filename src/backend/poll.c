@@ -10,7 +10,7 @@
  * for each new fd to give the results epoll would (EPERM for regular files), and an fd
  * closed while watched (POLLNVAL) is reported to its watchers as -EBADF.
  */
-#include "loop/loop.h"
+#include "loop/turn.h"
 #include "sys/sys.h"
 
 #include <errno.h>
@@ -20,66 +20,66 @@
 
 #define INLINE_FDS 64
 
-struct pl {
+struct poll_state {
     struct pollfd *pfd; /* inl, or a heap array once the set outgrew it */
     int n, cap;
     struct pollfd inl[INLINE_FDS];
 };
 
-static int pl_init(struct vigil_loop *loop)
+static int pl_init(vigil_loop *loop)
 {
-    struct pl *pl = calloc(1, sizeof *pl);
-    if (!pl)
+    struct poll_state *ps = calloc(1, sizeof *ps);
+    if (!ps)
         return -ENOMEM;
-    pl->pfd = pl->inl;
-    pl->cap = INLINE_FDS;
-    loop->bk = pl;
+    ps->pfd = ps->inl;
+    ps->cap = INLINE_FDS;
+    loop->bk = ps;
     return 0;
 }
 
-static void pl_fini(struct vigil_loop *loop)
+static void pl_fini(vigil_loop *loop)
 {
-    struct pl *pl = loop->bk;
-    if (!pl)
+    struct poll_state *ps = loop->bk;
+    if (!ps)
         return;
-    if (pl->pfd != pl->inl)
-        free(pl->pfd);
-    free(pl);
+    if (ps->pfd != ps->inl)
+        free(ps->pfd);
+    free(ps);
     loop->bk = NULL;
 }
 
-static int grow(struct pl *pl)
+static int grow(struct poll_state *ps)
 {
-    int cap = pl->cap * 2;
+    int cap = ps->cap * 2;
     struct pollfd *p = malloc((size_t)cap * sizeof *p);
     if (!p)
         return -ENOMEM;
-    memcpy(p, pl->pfd, (size_t)pl->n * sizeof *p);
-    if (pl->pfd != pl->inl)
-        free(pl->pfd);
-    pl->pfd = p;
-    pl->cap = cap;
+    memcpy(p, ps->pfd, (size_t)ps->n * sizeof *p);
+    if (ps->pfd != ps->inl)
+        free(ps->pfd);
+    ps->pfd = p;
+    ps->cap = cap;
     return 0;
 }
 
-/* slot->bk is the entry's index + 1 (0: not in the array). */
-static void remove_entry(struct vigil_loop *loop, struct pl *pl, struct vigil__fd *slot)
+/* slot->bk.poll_index is the entry's index + 1 (0: not in the array). */
+static void remove_entry(vigil_loop *loop, struct poll_state *ps, struct vigil__fd *slot)
 {
-    int i = slot->bk - 1;
-    slot->bk = 0;
-    if (--pl->n != i) {
-        pl->pfd[i] = pl->pfd[pl->n];
-        loop->fds[pl->pfd[i].fd].bk = i + 1;
+    int i = (int)slot->bk.poll_index - 1;
+    slot->bk.poll_index = 0;
+    if (--ps->n != i) {
+        ps->pfd[i] = ps->pfd[ps->n];
+        loop->fds[ps->pfd[i].fd].bk.poll_index = (uint32_t)i + 1;
     }
 }
 
-static void apply(struct vigil_loop *loop, struct pl *pl, int fd)
+static void apply(vigil_loop *loop, struct poll_state *ps, int fd)
 {
     struct vigil__fd *slot = &loop->fds[fd];
     uint32_t want = slot->wanted;
     if (want == 0) {
-        if (slot->bk)
-            remove_entry(loop, pl, slot);
+        if (slot->bk.poll_index)
+            remove_entry(loop, ps, slot);
         slot->applied = 0;
         slot->reset = 0;
         return;
@@ -87,49 +87,50 @@ static void apply(struct vigil_loop *loop, struct pl *pl, int fd)
     if (slot->applied == 0 || slot->reset) {
         int r = vigil__fd_pollable(fd);
         if (r < 0) {
-            if (slot->bk)
-                remove_entry(loop, pl, slot);
+            if (slot->bk.poll_index)
+                remove_entry(loop, ps, slot);
             vigil__fd_failed(loop, fd, r);
             return;
         }
     }
-    if (!slot->bk) {
-        if (pl->n == pl->cap && grow(pl) < 0) {
+    if (!slot->bk.poll_index) {
+        if (ps->n == ps->cap && grow(ps) < 0) {
             vigil__fd_failed(loop, fd, -ENOMEM);
             return;
         }
-        pl->pfd[pl->n].fd = fd;
-        slot->bk = ++pl->n;
+        ps->pfd[ps->n].fd = fd;
+        slot->bk.poll_index = (uint32_t)++ps->n;
     }
-    pl->pfd[slot->bk - 1].events = (short)want;
+    ps->pfd[slot->bk.poll_index - 1].events = (short)want;
     slot->applied = want;
     slot->reset = 0;
 }
 
-static int pl_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
+/* Step 2 of the turn (turn.h). */
+static inline __attribute__((always_inline)) int poll_turn(vigil_loop *loop, const struct vigil__wait *w)
 {
-    struct pl *pl = loop->bk;
-    for (int i = 0; i < ndirty; i++)
-        apply(loop, pl, dirty[i]);
+    struct poll_state *ps = loop->bk;
+    for (int i = 0; i < loop->ndirty; i++)
+        apply(loop, ps, loop->dirty[i]);
     struct timespec ts, *tp = NULL;
     if (w->timeout_ns >= 0) {
         ts.tv_sec = w->timeout_ns / 1000000000;
         ts.tv_nsec = w->timeout_ns % 1000000000;
         tp = &ts;
     }
-    int n = vigil__ppoll(pl->pfd, (unsigned long)pl->n, tp);
+    int n = vigil__ppoll(ps->pfd, (unsigned long)ps->n, tp);
     if (n <= 0)
         return n;
     int out = 0;
-    for (int i = 0; i < pl->n && out < n && out < VIGIL__EV_CAP; i++) {
-        short re = pl->pfd[i].revents;
+    for (int i = 0; i < ps->n && out < n && out < VIGIL__EV_CAP; i++) {
+        short re = ps->pfd[i].revents;
         if (!re)
             continue;
-        int fd = pl->pfd[i].fd;
+        int fd = ps->pfd[i].fd;
         if (re & POLLNVAL) {
             /* Closed while watched: tell its watchers and stop polling it. The entry's
              * removal moves the last entry here; look at index i again. */
-            remove_entry(loop, pl, &loop->fds[fd]);
+            remove_entry(loop, ps, &loop->fds[fd]);
             vigil__fd_failed(loop, fd, -EBADF);
             i--;
             n--;
@@ -143,9 +144,14 @@ static int pl_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const 
     return out;
 }
 
+static int pl_run(vigil_loop *loop, enum vigil_run_mode mode)
+{
+    return vigil__run(loop, mode, poll_turn, false);
+}
+
 const struct vigil__backend vigil__backend_poll = {
     .name = "poll",
     .init = pl_init,
     .fini = pl_fini,
-    .turn = pl_turn,
+    .run = pl_run,
 };

@@ -2,13 +2,23 @@
  * timed wait go to the kernel in one io_uring_enter; a turn that must not sleep and has
  * nothing to submit makes no system call at all (it reads the completion ring).
  *
- * Readiness: one one-shot IORING_OP_POLL_ADD per watched fd, re-armed after it fires.
- * That is level-triggered, as on epoll: a re-armed poll on an fd that is still ready
- * completes at once (multishot poll is edge-triggered: QEMU found that out). A mask
- * change of an armed poll is one IORING_OP_POLL_REMOVE with IORING_POLL_UPDATE_EVENTS
- * (the kernel re-arms it with the new mask and re-checks readiness), its own completion
- * skipped on success (IOSQE_CQE_SKIP_SUCCESS); a change that only drops bits is not sent
- * at all (lazy narrowing, see apply()).
+ * Readiness: one-shot IORING_OP_POLL_ADDs per watched fd (one per direction), re-armed
+ * after they fire. That is level-triggered, as on epoll: a re-armed poll on an fd that
+ * is still ready completes at once, inside the submission (multishot poll is
+ * edge-triggered: QEMU found that out). A direction newly wanted gets its poll; a
+ * change that only drops bits is not sent at all (lazy narrowing, see apply()); removals
+ * are POLL_REMOVEs whose own completion is skipped (IOSQE_CQE_SKIP_SUCCESS).
+ *
+ * What a turn delivers, compared with epoll (level-triggered readiness when the turn
+ * runs): a poll's completion carries the bits of the wake-up that ended it, not a fresh
+ * look at the file. Two things follow:
+ *   - a completion may carry fewer bits than are ready (a peer's write wakes a socket's
+ *     poll with READ while the socket is also writable): so each direction of an fd has
+ *     a poll of its own (READ|PRI, WRITE), and the two reports of one turn are merged
+ *     into one event (see apply());
+ *   - a completion read in this turn may describe a wake-up from before the program
+ *     drained the fd: the event is delivered (spurious), never dropped. A spurious
+ *     event is the one difference from epoll left; vigil.h says so.
  *
  * Why polls and not IORING_OP_EPOLL_CTL on a private epoll plus IORING_OP_EPOLL_WAIT
  * (opcode 59, Linux 6.15): measured with raw liburing on the qemu-loop shape (n pipes,
@@ -23,9 +33,9 @@
  * poll, where epoll pays its own wakeup path plus an EPOLL_WAIT request per turn; and
  * polls work from 5.17 where EPOLL_WAIT needs 6.15.
  *
- * Per fd (struct vigil__fd): slot->bk holds the arm id of the poll in flight (0: none)
- * and the mask the kernel watches for it; slot->bk_gen is the slot generation that poll was armed for (events carry it). A poll's
- * user_data holds the fd and its arm id; a completion whose arm id is not the slot's
+ * Per fd (struct vigil__fd, bk.uring): the arm id of the poll in flight (0: none), the
+ * mask the kernel watches for it and the slot generation it was armed for (events carry
+ * it). A poll's user_data holds the fd and its arm id; a completion whose arm id is not the slot's
  * current one is stale (removed, or superseded) and dropped. When a poll fires, the slot
  * goes back on the loop's dirty list with applied = 0, so the next turn's batch re-arms
  * it with whatever the watchers want then (nothing, if they stopped).
@@ -53,17 +63,15 @@
  * not EINTR, when a signal ends the wait after a submission, and -ETIME on a timeout:
  * the loop treats every return as "the wait is over", rechecks its timers and goes on.
  */
-#include "loop/loop.h"
-#include "sys/probe.h"
+#include "loop/turn.h"
 #include "ring/ring.h"
+#include "sys/probe.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #ifdef VIGIL_HAVE_LIBURING
 
@@ -74,31 +82,31 @@
 
 #define SQ_ENTRIES 256   /* a turn with more SQEs submits in chunks of this */
 #define CQ_ENTRIES 4096  /* completions beyond this wait in the kernel (FEAT_NODROP) */
-/* slot->bk, backend-private: the arm id of the poll in flight (0: none), the mask that
- * poll was armed with in the kernel (which may be wider than slot->applied, see apply()),
- * and whether the fd's pollability was checked for generation slot->bk_gen. */
-#define ARM_MASK 0x07ffffffu
-#define KMASK_SHIFT 27 /* VIGIL_READ|VIGIL_PRI|VIGIL_WRITE (0x7) in bits 27..29 */
-#define BK_VERIFIED 0x40000000u
+#define ARM_MASK 0x3fffffffu /* arm ids: 30 bits of user_data, never 0 */
 #define IO_EVENTS (VIGIL_READ | VIGIL_PRI | VIGIL_WRITE)
+
+struct uring_state {
+    struct vigil__ring *ring;  /* also loop->ring: file I/O and mq watchers share it */
+    uint32_t arm_seq;          /* last poll arm id handed out */
+    bool abs_timer;            /* the kernel takes IORING_ENTER_ABS_TIMER (6.12+) */
+    unsigned spurious;         /* this wait's polls that fired only for unwanted bits */
+};
 
 static inline uint64_t poll_ud(int fd, uint32_t arm)
 {
     return ((uint64_t)(uint32_t)fd << 32) | ((uint64_t)arm << 2) | VIGIL__UD_POLL;
 }
 
-static int uring_init(struct vigil_loop *loop)
+static int uring_init(vigil_loop *loop)
 {
-    struct vigil__uring *u = calloc(1, sizeof *u);
+    struct uring_state *u = calloc(1, sizeof *u);
     if (!u)
         return -ENOMEM;
     unsigned flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
                      IORING_SETUP_R_DISABLED;
-    int r = vigil__uring_setup(&u->ring, SQ_ENTRIES, CQ_ENTRIES, &flags, loop->bk_reason, sizeof loop->bk_reason);
+    int r = vigil__ring_new(&u->ring, SQ_ENTRIES, CQ_ENTRIES, flags, loop->bk_reason, sizeof loop->bk_reason);
     if (r < 0)
         goto out_free;
-    u->setup_flags = flags;
-    u->enabled = !(flags & IORING_SETUP_R_DISABLED);
     /* Needed: completions never dropped (NODROP, 5.5), the timed wait in the enter
      * (EXT_ARG, 5.11), skipped completions for updates (CQE_SKIP, 5.17; poll updates
      * came in 5.13). */
@@ -108,51 +116,41 @@ static int uring_init(struct vigil_loop *loop)
         {IORING_FEAT_CQE_SKIP, "IORING_FEAT_CQE_SKIP"},
     };
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-        if (!(u->ring.features & need[i].feat)) {
+        if (!(u->ring->ring.features & need[i].feat)) {
             snprintf(loop->bk_reason, sizeof loop->bk_reason, "io_uring lacks %s (kernel too old)", need[i].what);
             r = -ENOSYS;
             goto out_ring;
         }
     }
     static const uint8_t ops[] = {IORING_OP_POLL_ADD, IORING_OP_POLL_REMOVE, IORING_OP_ASYNC_CANCEL};
-    r = vigil__uring_probe_ops(&u->ring, ops, (int)sizeof ops, loop->bk_reason, sizeof loop->bk_reason);
+    r = vigil__uring_probe_ops(&u->ring->ring, ops, (int)sizeof ops, loop->bk_reason, sizeof loop->bk_reason);
     if (r < 0)
         goto out_ring;
     u->abs_timer = true; /* until the kernel says otherwise (EINVAL) */
     loop->bk = u;
+    loop->ring = u->ring;
     return 0;
 
 out_ring:
-    io_uring_queue_exit(&u->ring);
+    vigil__ring_free(u->ring);
 out_free:
     free(u);
     return r;
 }
 
-static void uring_fini(struct vigil_loop *loop)
+static void uring_fini(vigil_loop *loop)
 {
-    struct vigil__uring *u = loop->bk;
+    struct uring_state *u = loop->bk;
     if (!u)
         return;
     /* Closing the ring cancels every poll and op in flight. */
-    io_uring_queue_exit(&u->ring);
+    vigil__ring_free(u->ring);
     free(u);
     loop->bk = NULL;
+    loop->ring = NULL;
 }
 
-/* An SQE for the turn's batch; when the SQ ring is full, what it holds goes to the
- * kernel first (a chunk: one more system call for a very large batch). */
-static struct io_uring_sqe *sqe_get(struct vigil__uring *u)
-{
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-    if (!sqe) {
-        vigil__uring_submit(u);
-        sqe = io_uring_get_sqe(&u->ring);
-    }
-    return sqe;
-}
-
-static uint32_t arm_next(struct vigil__uring *u)
+static uint32_t arm_next(struct uring_state *u)
 {
     u->arm_seq = (u->arm_seq + 1) & ARM_MASK;
     if (u->arm_seq == 0)
@@ -160,126 +158,146 @@ static uint32_t arm_next(struct vigil__uring *u)
     return u->arm_seq;
 }
 
-static inline uint32_t bk_arm(const struct vigil__fd *slot) { return (uint32_t)slot->bk & ARM_MASK; }
-static inline uint32_t bk_kmask(const struct vigil__fd *slot) { return ((uint32_t)slot->bk >> KMASK_SHIFT) & 7u; }
-static inline void bk_set(struct vigil__fd *slot, uint32_t arm, uint32_t kmask, bool verified)
+/* The two directions of an fd, each with a poll of its own (see the top of the file). */
+static const uint32_t dir_bits[2] = {VIGIL_READ | VIGIL_PRI, VIGIL_WRITE};
+
+/* Removes fd's poll in flight for direction d: its completion (-ECANCELED, or an event
+ * that raced) carries an arm id the slot no longer has, and is dropped. */
+static int remove_poll(struct uring_state *u, int fd, struct vigil__fd *slot, int d)
 {
-    slot->bk = (int32_t)(arm | (kmask << KMASK_SHIFT) | (verified ? BK_VERIFIED : 0));
+    struct io_uring_sqe *sqe = vigil__ring_sqe(u->ring);
+    if (!sqe)
+        return -EBUSY;
+    io_uring_prep_poll_remove(sqe, poll_ud(fd, slot->bk.uring.arm[d]));
+    io_uring_sqe_set_data64(sqe, VIGIL__UD_IGNORE);
+    sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+    slot->bk.uring.arm[d] = 0;
+    slot->bk.uring.kmask &= (uint8_t)~dir_bits[d];
+    return 0;
 }
 
-/* Brings fd's poll in line with slot->wanted. Returns 0, or -EBUSY when no SQE could be
+static int add_poll(struct uring_state *u, int fd, struct vigil__fd *slot, int d, uint32_t mask)
+{
+    struct io_uring_sqe *sqe = vigil__ring_sqe(u->ring);
+    if (!sqe)
+        return -EBUSY;
+    uint32_t arm = arm_next(u);
+    io_uring_prep_poll_add(sqe, fd, mask);
+    io_uring_sqe_set_data64(sqe, poll_ud(fd, arm));
+    slot->bk.uring.arm[d] = arm;
+    slot->bk.uring.kmask |= (uint8_t)mask;
+    return 0;
+}
+
+/* Brings fd's polls in line with slot->wanted. Returns 0, or -EBUSY when no SQE could be
  * had: the slot then stays dirty for the next turn.
  *
- * Narrowing is lazy: when the watchers drop a bit (READ|WRITE -> READ), the armed poll
- * keeps the wider mask and nothing is sent; the loop filters events by each watcher's
- * mask anyway. If a dropped bit does become ready, the poll completes for nothing once
- * and is re-armed with the exact mask. Widening (READ -> READ|WRITE) must reach the
- * kernel, unless the armed mask already covers it. A loop that toggles write interest
- * on an fd that is rarely writable (QEMU's pattern) thus sends no update at all. */
-static int apply(struct vigil_loop *loop, struct vigil__uring *u, int fd)
+ * One poll per direction (READ|PRI, WRITE): a poll's completion carries the bits of the
+ * wake-up that ended it, and a peer's write wakes a socket's waiters with READ only, so a
+ * single READ|WRITE poll would report READ while the socket is writable too. With a
+ * poll per direction, each reports its own bit whenever it is ready, as epoll does.
+ *
+ * Narrowing is lazy: when the watchers drop bits (READ|WRITE -> READ), the armed poll
+ * keeps watching and nothing is sent; the loop filters events by each watcher's mask
+ * anyway. If a dropped bit does become ready, its poll completes for nothing once and
+ * is not re-armed. Widening (READ -> READ|WRITE) arms the missing direction's poll; a
+ * new POLL_ADD looks at the file at once and completes in the submission if the bit is
+ * ready. A loop that toggles write interest on an fd that is rarely writable (QEMU's
+ * pattern) arms the WRITE poll once and then sends nothing. */
+static int apply(vigil_loop *loop, struct uring_state *u, int fd)
 {
     struct vigil__fd *slot = &loop->fds[fd];
-    struct io_uring_sqe *sqe;
     uint32_t want = slot->wanted & IO_EVENTS;
-    uint32_t arm = bk_arm(slot);
-    bool verified = (slot->bk & BK_VERIFIED) && slot->bk_gen == slot->gen;
-    if (arm && (slot->reset || want == 0)) {
+    bool verified = slot->bk.uring.verified && slot->bk.uring.arm_gen == slot->gen;
+    if (slot->reset || want == 0) {
         /* The registration is dead (all its watchers stopped: the number may now name
-         * another file), or nobody wants events: remove the poll. Its completion
-         * (-ECANCELED, or an event that raced) carries an arm id no slot has: dropped. */
-        if (!(sqe = sqe_get(u)))
-            return -EBUSY;
-        io_uring_prep_poll_remove(sqe, poll_ud(fd, arm));
-        io_uring_sqe_set_data64(sqe, VIGIL__UD_IGNORE);
-        sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
-        arm = 0;
+         * another file), or nobody wants events. */
+        for (int d = 0; d < 2; d++)
+            if (slot->bk.uring.arm[d] && remove_poll(u, fd, slot, d) < 0)
+                return -EBUSY;
         verified = false;
-        bk_set(slot, 0, 0, false);
     }
     slot->reset = 0;
     if (want == 0) {
         slot->applied = 0;
         return 0;
     }
-    if (arm) {
-        uint32_t kmask = bk_kmask(slot);
-        if (want & ~kmask) {
-            /* Same file, same generation, a bit the kernel does not watch: update the
-             * armed poll in place (to exactly want). If it fired meanwhile, the update
-             * finds nothing (-ENOENT, ignored) and the firing re-arms next turn. */
-            if (!(sqe = sqe_get(u)))
-                return -EBUSY;
-            io_uring_prep_poll_update(sqe, poll_ud(fd, arm), 0, want, IORING_POLL_UPDATE_EVENTS);
-            io_uring_sqe_set_data64(sqe, VIGIL__UD_IGNORE);
-            sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
-            bk_set(slot, arm, want, true);
+    if (!verified && !slot->bk.uring.arm[0] && !slot->bk.uring.arm[1]) {
+        /* A new registration (not a re-arm): io_uring polls a regular file as always
+         * ready, epoll refuses it with EPERM; give epoll's answer. Re-arms of the same
+         * generation skip this fstat. */
+        int r = vigil__fd_pollable(fd);
+        if (r < 0) {
+            slot->bk.uring.verified = 0;
+            vigil__fd_failed(loop, fd, r);
+            return 0;
         }
-    } else {
-        if (!verified) {
-            /* A new registration (not a re-arm): io_uring polls a regular file as
-             * always ready, epoll refuses it with EPERM; give epoll's answer. Re-arms
-             * of the same generation skip this fstat. */
-            int r = vigil__fd_pollable(fd);
-            if (r < 0) {
-                bk_set(slot, 0, 0, false);
-                vigil__fd_failed(loop, fd, r);
-                return 0;
-            }
-        }
-        if (!(sqe = sqe_get(u)))
+        slot->bk.uring.verified = 1;
+        slot->bk.uring.arm_gen = slot->gen;
+    }
+    for (int d = 0; d < 2; d++) {
+        uint32_t m = want & dir_bits[d];
+        if (!m || !(m & ~slot->bk.uring.kmask))
+            continue; /* not wanted (kept lazily if armed), or covered by the armed poll */
+        if (slot->bk.uring.arm[d] && remove_poll(u, fd, slot, d) < 0)
+            return -EBUSY; /* READ -> READ|PRI: a new poll with both */
+        if (add_poll(u, fd, slot, d, m) < 0)
             return -EBUSY;
-        arm = arm_next(u);
-        io_uring_prep_poll_add(sqe, fd, want);
-        io_uring_sqe_set_data64(sqe, poll_ud(fd, arm));
-        bk_set(slot, arm, want, true);
-        slot->bk_gen = slot->gen;
     }
     slot->applied = want;
     return 0;
 }
 
-/* A poll completion: an event for the loop, or a failure to report. */
-static int poll_done(struct vigil_loop *loop, uint64_t ud, int32_t res, int n)
+/* A poll completion: an event for the loop (merged with this turn's earlier event for
+ * the same fd, if any), or a failure to report. */
+static int poll_done(vigil_loop *loop, struct uring_state *u, uint64_t ud, int32_t res, int n)
 {
     int fd = (int)(uint32_t)(ud >> 32);
     uint32_t arm = (uint32_t)(ud >> 2) & ARM_MASK;
     if (fd >= loop->nfds)
         return n;
     struct vigil__fd *slot = &loop->fds[fd];
-    if (bk_arm(slot) != arm)
+    int d = slot->bk.uring.arm[0] == arm ? 0 : slot->bk.uring.arm[1] == arm ? 1 : -1;
+    if (d < 0)
         return n; /* removed or superseded: not this registration's news */
-    bk_set(slot, 0, 0, (slot->bk & BK_VERIFIED) != 0);
-    /* The one-shot poll is spent: nothing is registered now. Back on the dirty list,
-     * the next turn re-arms it with what the watchers want then (exactly). */
-    slot->applied = 0;
-    if (res < 0 && res != -ECANCELED && slot->gen == slot->bk_gen) {
+    /* The one-shot poll is spent: that direction is not registered now. The slot goes
+     * back on the dirty list, and the next apply re-arms it if the watchers want it. */
+    slot->bk.uring.arm[d] = 0;
+    slot->bk.uring.kmask &= (uint8_t)~dir_bits[d];
+    slot->applied &= ~dir_bits[d];
+    if (res < 0 && res != -ECANCELED && slot->gen == slot->bk.uring.arm_gen) {
+        for (int o = 0; o < 2; o++) /* the other direction's poll goes with the fd */
+            if (slot->bk.uring.arm[o])
+                remove_poll(u, fd, slot, o);
         vigil__fd_failed(loop, fd, res); /* -EBADF: closed before the poll was armed */
         return n;
     }
-    if (!slot->dirty && (slot->wanted || slot->reset)) {
-        slot->dirty = 1;
-        loop->dirty[loop->ndirty++] = fd;
-    }
+    vigil__fd_mark_dirty(loop, fd);
     /* Only bits someone may want: a completion for a lazily kept bit alone is not an
      * event (ERR and HUP always are). */
     uint32_t rev = (uint32_t)(res > 0 ? res : 0) & (slot->wanted | VIGIL_ERR | VIGIL_HUP);
-    if (!rev && res > 0)
-        ((struct vigil__uring *)loop->bk)->spurious++;
-    if (rev) {
-        loop->ev[n].fd = fd;
-        loop->ev[n].gen = slot->bk_gen;
-        loop->ev[n].revents = rev;
-        n++;
+    if (!rev) {
+        if (res > 0)
+            u->spurious++;
+        return n;
     }
-    return n;
+    if (slot->bk.uring.ev_index) {
+        loop->ev[slot->bk.uring.ev_index - 1].revents |= rev;
+        return n;
+    }
+    loop->ev[n].fd = fd;
+    loop->ev[n].gen = slot->bk.uring.arm_gen;
+    loop->ev[n].revents = rev;
+    slot->bk.uring.ev_index = (uint16_t)(n + 1);
+    return n + 1;
 }
 
-/* Reads completions from the ring (no system call): poll events into loop->ev (at most
- * its capacity; the rest wait in the ring for the next turn), ops to their callbacks. */
-static int reap(struct vigil_loop *loop, struct vigil__uring *u)
+/* Reads completions from the CQ ring (no system call): poll events into loop->ev from
+ * index n (at most its capacity; the rest wait in the ring for the next turn), op
+ * completions into the ring's queue for the turn's completion point. */
+static int reap(vigil_loop *loop, struct uring_state *u, int n)
 {
-    struct io_uring *ring = &u->ring;
-    int n = 0;
+    struct io_uring *ring = &u->ring->ring;
     for (;;) {
         unsigned head = *ring->cq.khead;
         /* Acquire: the CQE contents are read after the tail that published them. */
@@ -288,139 +306,114 @@ static int reap(struct vigil_loop *loop, struct vigil__uring *u)
             break;
         struct io_uring_cqe *cqe = &ring->cq.cqes[head & ring->cq.ring_mask];
         uint64_t ud = cqe->user_data;
-        int32_t res = cqe->res;
-        uint32_t cflags = cqe->flags;
         unsigned tag = (unsigned)(ud & VIGIL__UD_TAG);
-        if (tag == VIGIL__UD_POLL && n == VIGIL__EV_CAP)
-            break; /* loop->ev is full */
-        /* Release: we are done reading this CQE before the kernel may reuse its slot.
-         * Advanced one at a time, so an op's callback below sees a consistent ring. */
-        io_uring_smp_store_release(ring->cq.khead, head + 1);
         if (tag == VIGIL__UD_POLL) {
-            n = poll_done(loop, ud, res, n);
+            if (n == VIGIL__EV_CAP)
+                break; /* loop->ev is full */
+            n = poll_done(loop, u, ud, cqe->res, n);
         } else if (tag == VIGIL__UD_OP && ud) {
-            struct vigil__uring_op *op = (struct vigil__uring_op *)(uintptr_t)ud;
-            if (!(cflags & IORING_CQE_F_MORE))
-                u->inflight--;
-            u->ops_done++;
-            op->complete(loop, op, res, cflags);
+            if (!vigil__ring_queue(u->ring, ud, cqe->res, cqe->flags))
+                break; /* the completion queue is full */
         }
+        /* Release: done reading this CQE before the kernel may reuse its slot. */
+        io_uring_smp_store_release(ring->cq.khead, head + 1);
     }
     return n;
 }
 
-static int enter(struct vigil__uring *u, unsigned to_submit, unsigned min_complete, unsigned flags,
-                 const struct io_uring_getevents_arg *arg)
-{
-    u->enters++;
-    long r = syscall(__NR_io_uring_enter, u->ring.ring_fd, to_submit, min_complete, flags, arg,
-                     arg ? sizeof *arg : 0);
-    return r < 0 ? -errno : (int)r;
-}
-
 /* Hands the SQ ring to the kernel and waits as w says: one io_uring_enter, or none
  * when the turn must not sleep and there is nothing to submit or run. */
-static int submit_wait(struct vigil__uring *u, const struct vigil__wait *w)
+static int submit_wait(struct uring_state *u, const struct vigil__wait *w)
 {
-    struct io_uring_sq *sq = &u->ring.sq;
-    unsigned tail = sq->sqe_tail;
-    if (sq->sqe_head != tail) {
-        sq->sqe_head = tail;
-        /* Release: SQE contents before the tail that hands them to the kernel. */
-        io_uring_smp_store_release(sq->ktail, tail);
-    }
-    unsigned to_submit = tail - io_uring_smp_load_acquire(sq->khead);
-    /* The kernel sets these flags in shared memory; a relaxed read is enough, since the
-     * enter below (or the next turn's check) is what acts on them. */
-    unsigned sq_flags = IO_URING_READ_ONCE(*sq->kflags);
-    bool have_cqes = io_uring_cq_ready(&u->ring) > 0;
-    int r = 0;
-    if (w->timeout_ns == 0 || have_cqes) {
+    struct vigil__ring *r = u->ring;
+    if (w->timeout_ns == 0 || io_uring_cq_ready(&r->ring) > 0) {
         /* Must not sleep (or need not: completions are waiting). Enter only to submit,
          * to run deferred completion work the kernel flagged, or to flush overflow. */
-        if (to_submit || (sq_flags & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)))
-            r = enter(u, to_submit, 0, IORING_ENTER_GETEVENTS, NULL);
-    } else if (w->timeout_ns < 0) {
-        r = enter(u, to_submit, 1, IORING_ENTER_GETEVENTS, NULL);
-    } else {
-        struct __kernel_timespec ts;
-        struct io_uring_getevents_arg arg = {.ts = (uint64_t)(uintptr_t)&ts};
-        unsigned flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
-        if (u->abs_timer) {
-            ts.tv_sec = w->deadline_ns / 1000000000;
-            ts.tv_nsec = w->deadline_ns % 1000000000;
-            r = enter(u, to_submit, 1, flags | IORING_ENTER_ABS_TIMER, &arg);
-            if (r == -EINVAL) {
-                u->abs_timer = false; /* older than 6.12 */
-                to_submit = tail - io_uring_smp_load_acquire(sq->khead);
-            }
-        }
-        if (!u->abs_timer) {
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            int64_t rel = w->deadline_ns - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
-            if (rel < 0)
-                rel = 0;
-            ts.tv_sec = rel / 1000000000;
-            ts.tv_nsec = rel % 1000000000;
-            r = enter(u, to_submit, rel ? 1 : 0, flags, &arg);
-        }
+        return vigil__ring_pending(r) ? vigil__ring_enter(r, 0, IORING_ENTER_GETEVENTS, NULL) : 0;
     }
-    return r;
+    if (w->timeout_ns < 0)
+        return vigil__ring_enter(r, 1, IORING_ENTER_GETEVENTS, NULL);
+    struct __kernel_timespec ts;
+    struct io_uring_getevents_arg arg = {.ts = (uint64_t)(uintptr_t)&ts};
+    unsigned flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
+    if (u->abs_timer) {
+        ts.tv_sec = w->deadline_ns / 1000000000;
+        ts.tv_nsec = w->deadline_ns % 1000000000;
+        int e = vigil__ring_enter(r, 1, flags | IORING_ENTER_ABS_TIMER, &arg);
+        if (e != -EINVAL)
+            return e;
+        u->abs_timer = false; /* older than 6.12 */
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t rel = w->deadline_ns - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+    if (rel < 0)
+        rel = 0;
+    ts.tv_sec = rel / 1000000000;
+    ts.tv_nsec = rel % 1000000000;
+    return vigil__ring_enter(r, rel ? 1 : 0, flags, &arg);
 }
 
-static int uring_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
+/* Applies the dirty fds; stops at the first that cannot get an SQE (it stays dirty). A
+ * slot whose failure is pending is left alone: its watchers are about to stop. */
+static void apply_dirty(vigil_loop *loop, struct uring_state *u)
 {
-    struct vigil__uring *u = loop->bk;
-    if (!u->enabled) {
-        int r = vigil__uring_enable(u);
-        if (r < 0)
-            return r;
-    }
-    /* 1. The changes, into the SQ ring. A failure to get an SQE leaves the rest dirty. */
-    for (int i = 0; i < ndirty; i++)
-        if (apply(loop, u, dirty[i]) < 0)
+    for (int i = 0; i < loop->ndirty; i++) {
+        int fd = loop->dirty[i];
+        if (!loop->fds[fd].failed && apply(loop, u, fd) < 0)
             break;
+    }
+}
+
+/* Step 2 of the turn (turn.h). */
+static __attribute__((noinline)) int uring_turn(vigil_loop *loop, const struct vigil__wait *w)
+{
+    struct uring_state *u = loop->bk;
+    apply_dirty(loop, u);
+    int n = 0;
     for (int round = 0;; round++) {
-        /* 2. One enter for the submission and the wait, or none at all. */
+        /* One enter for the submission and the wait, or none at all. */
         int r = submit_wait(u, w);
-        /* -ETIME: the deadline passed; -EINTR: a signal; -EBUSY/-EAGAIN: the CQ ring is
-         * full of completions we have not read yet (reading them below is the cure). */
-        if (r < 0 && r != -ETIME && r != -EINTR && r != -EBUSY && r != -EAGAIN)
+        if (!vigil__ring_benign(r))
             return r;
-        /* 3. Completions. */
-        u->spurious = u->ops_done = 0;
-        int n = reap(loop, u);
-        if (n > 0 || u->ops_done || !u->spurious || w->timeout_ns == 0 || r == -ETIME || r == -EINTR ||
-            loop->fail_head >= 0 || round == 2)
-            return n;
+        u->spurious = 0;
+        unsigned ops_before = u->ring->ndone;
+        n = reap(loop, u, n);
+        if (n > 0 || u->ring->ndone > ops_before || !u->spurious || w->timeout_ns == 0 || r == -ETIME ||
+            r == -EINTR || loop->fail_head >= 0 || round >= 2)
+            break;
         /* The wait ended only for polls that fired on a bit nobody wants any more (lazy
          * narrowing): nothing happened that the loop asked about, and this turn was
-         * meant to sleep. Re-arm those exactly and wait again, to the same deadline.
-         * They are on the dirty list (appended by poll_done, or there since the turn
-         * began); apply() leaves the others as they are. */
-        for (int i = 0; i < loop->ndirty; i++)
-            if (!loop->fds[loop->dirty[i]].failed && apply(loop, u, loop->dirty[i]) < 0)
-                break;
+         * meant to sleep. Re-arm those exactly and wait again, to the same deadline. */
+        apply_dirty(loop, u);
     }
+    for (int i = 0; i < n; i++)
+        loop->fds[loop->ev[i].fd].bk.uring.ev_index = 0;
+    return n;
+}
+
+static int uring_run(vigil_loop *loop, enum vigil_run_mode mode)
+{
+    return vigil__run(loop, mode, uring_turn, true);
 }
 
 #else /* !VIGIL_HAVE_LIBURING */
 
-static int uring_init(struct vigil_loop *loop)
+static int uring_init(vigil_loop *loop)
 {
     snprintf(loop->bk_reason, sizeof loop->bk_reason, "built without liburing");
     return -ENOSYS;
 }
 
-static void uring_fini(struct vigil_loop *loop)
+static void uring_fini(vigil_loop *loop)
 {
     (void)loop;
 }
 
-static int uring_turn(struct vigil_loop *loop, const int *dirty, int ndirty, const struct vigil__wait *w)
+static int uring_run(vigil_loop *loop, enum vigil_run_mode mode)
 {
-    (void)loop; (void)dirty; (void)ndirty; (void)w;
+    (void)loop;
+    (void)mode;
     return -ENOSYS;
 }
 
@@ -430,5 +423,5 @@ const struct vigil__backend vigil__backend_uring = {
     .name = "uring",
     .init = uring_init,
     .fini = uring_fini,
-    .turn = uring_turn,
+    .run = uring_run,
 };

@@ -167,7 +167,7 @@ static void submit_iocbs(struct vigil__file *f, struct aio_state *st, struct ioc
 static void aio_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
 {
     (void)loop;
-    struct aio_state *st = f->aio;
+    struct aio_state *st = f->engine_state;
     struct iocb *v[SUBMIT_CHUNK];
     int nv = 0;
     for (int i = 0; i < n; i++) {
@@ -269,7 +269,7 @@ static int ring_take(struct aio_state *st, struct io_event *ev, int max)
 
 static void aio_reap(vigil_loop *loop, struct vigil__file *f)
 {
-    struct aio_state *st = f->aio;
+    struct aio_state *st = f->engine_state;
     struct io_event ev[64];
     int n;
     /* Events are copied out before callbacks run: a callback may submit, and submitting
@@ -286,7 +286,7 @@ static void aio_reap(vigil_loop *loop, struct vigil__file *f)
 static int aio_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req)
 {
     (void)loop;
-    struct aio_state *st = f->aio;
+    struct aio_state *st = f->engine_state;
     struct vigil__freq *fr = vigil__freq(req);
     switch (fr->route) {
     case VIGIL__ROUTE_BACKLOG: {
@@ -345,13 +345,13 @@ static int aio_init(vigil_loop *loop, struct vigil__file *f)
     struct aio_ring_hdr *ring = (struct aio_ring_hdr *)(uintptr_t)st->ctx;
     if (ring->magic == AIO_RING_MAGIC && ring->incompat_features == 0 && ring->header_length == sizeof *ring)
         st->ring = ring;
-    f->aio = st;
+    f->engine_state = st;
     return 0;
 }
 
 static void aio_fini(vigil_loop *loop, struct vigil__file *f)
 {
-    struct aio_state *st = f->aio;
+    struct aio_state *st = f->engine_state;
     if (!st)
         return;
     /* The backlog never reached the kernel: cancelled. */
@@ -386,7 +386,10 @@ static void aio_fini(vigil_loop *loop, struct vigil__file *f)
      * failed) before the ring goes. */
     sys_io_destroy(st->ctx);
     free(st);
-    f->aio = NULL;
+    f->engine_state = NULL;
+    /* The thread pool took what AIO cannot do: its requests end too. */
+    if (f->thr)
+        vigil__fthr_fini(f);
 }
 
 const struct vigil__file_engine vigil__file_engine_aio = {

@@ -5,7 +5,7 @@
  * LOCKING: t->mu guards the queue (head/tail/qlen), each queued request's route
  * (QUEUED -> WORKER), nidle and stop. A worker takes one request under the lock (up to
  * TAKE_MAX from a long queue), performs them unlocked, and hands them back through
- * vigil__file_defer_chain() (lock-free done stack + doorbell eventfd, see file.c). The loop thread enqueues a whole batch under
+ * vigil__file_defer_chain() (lock-free done stack + doorbell eventfd, see done.c). The loop thread enqueues a whole batch under
  * one lock acquisition and wakes at most as many idle workers as it queued; busy
  * workers find the new requests without being woken.
  *
@@ -275,7 +275,8 @@ static int thr_engine_init(vigil_loop *loop, struct vigil__file *f)
 static void thr_engine_fini(vigil_loop *loop, struct vigil__file *f)
 {
     (void)loop;
-    (void)f; /* file.c finishes the pool after the engine */
+    if (f->thr)
+        vigil__fthr_fini(f);
 }
 
 static void thr_engine_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)

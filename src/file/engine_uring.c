@@ -1,7 +1,7 @@
 /* Async file I/O, the io_uring engine: a request becomes one SQE of the loop's ring
- * (src/uring.h), so the turn's file submissions reach the kernel in the same
- * io_uring_enter as its interest changes and its wait; the completion comes back as an
- * op callback during the turn's dispatch, in the loop thread. No eventfd, no thread.
+ * (src/ring), so the turn's file submissions reach the kernel in the same io_uring_enter
+ * as its interest changes and its wait; the completion comes back as an op completion
+ * at the turn's completion point, in the loop thread. No eventfd, no thread.
  *
  * Registered files and buffers are the ring's own (io_uring_register_files/buffers):
  * a VIGIL_FILE_FIXED_FILE request skips the per-request file lookup, a
@@ -9,7 +9,7 @@
  *
  * vigil_loop_free cancels every request in the kernel and waits for each completion
  * before the pool's memory goes. Pool requests are found in the pool's chunks; the
- * caller's own requests are kept on a list (f->es) -- so the pool's steady state pays
+ * caller's own requests are kept on a list (f->engine_state) -- so the pool's steady state pays
  * for no list at all.
  */
 #include "file/file_int.h"
@@ -28,7 +28,7 @@ struct uring_state {
     unsigned nkernel;     /* all requests in the kernel */
 };
 
-static void uring_complete(struct vigil_loop *loop, struct vigil__uring_op *op, int32_t res, uint32_t cqe_flags);
+static void uring_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t cqe_flags);
 
 static void list_add(struct uring_state *st, vigil_file_req *req)
 {
@@ -52,23 +52,10 @@ static void list_del(struct uring_state *st, vigil_file_req *req)
     fr->inext = fr->iprev = NULL;
 }
 
-/* vigil__uring_sqe(), inlined for the hot path: the engine runs only on the uring
- * backend, whose state is loop->bk. */
-static inline struct io_uring_sqe *get_sqe(vigil_loop *loop)
-{
-    struct vigil__uring *u = loop->bk;
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-    if (!sqe)
-        return vigil__uring_sqe(loop); /* SQ ring full: it submits first */
-    u->inflight++; /* the backend's count of ops in flight, as vigil__uring_sqe keeps */
-    return sqe;
-}
-
-/* Fills an SQE for req. False when the loop has no ring (cannot happen once the
- * engine runs: it needs the uring backend). */
+/* Fills an SQE for req. False when the ring is full and cannot be flushed. */
 static bool queue(vigil_loop *loop, vigil_file_req *req)
 {
-    struct io_uring_sqe *sqe = get_sqe(loop);
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe)
         return false;
     struct vigil__freq *fr = vigil__freq(req);
@@ -103,13 +90,13 @@ static bool queue(vigil_loop *loop, vigil_file_req *req)
     if (fixed)
         sqe->flags |= IOSQE_FIXED_FILE;
     fr->uop.complete = uring_complete;
-    /* vigil__uring_sqe_op inlined: an op's user_data is its address, tag VIGIL__UD_OP. */
-    io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)&fr->uop | VIGIL__UD_OP);
+    vigil__ring_op_prep(loop->ring, sqe, &fr->uop);
     fr->route = VIGIL__ROUTE_URING;
     return true;
 }
 
-/* No ring after all: end the request through the doorbell (never inside submit). */
+/* The ring is broken (full and cannot be flushed): end the request through the
+ * doorbell (never inside submit). */
 static void fail_later(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req)
 {
     if (vigil__file_bell_init(loop, f) < 0) {
@@ -120,13 +107,13 @@ static void fail_later(vigil_loop *loop, struct vigil__file *f, vigil_file_req *
     vigil__file_defer(f, req, -ENOSYS);
 }
 
-static void uring_complete(struct vigil_loop *loop, struct vigil__uring_op *op, int32_t res, uint32_t cqe_flags)
+static void uring_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t cqe_flags)
 {
     (void)cqe_flags;
     struct vigil__freq *fr = container_of_op(op);
     vigil_file_req *req = vigil__freq_req(fr);
-    struct vigil__file *f = loop->file;
-    struct uring_state *st = f->es;
+    struct vigil__file *f = vigil__file_of(loop);
+    struct uring_state *st = f->engine_state;
     if ((res == -EAGAIN || res == -EINTR) && !vigil__freq_cancelled(req) && !f->freeing && vigil__freq_retry(req)) {
         /* Transient: the same SQE again, in this turn's next submission. */
         if (queue(loop, req))
@@ -140,7 +127,7 @@ static void uring_complete(struct vigil_loop *loop, struct vigil__uring_op *op, 
 
 static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
 {
-    struct uring_state *st = f->es;
+    struct uring_state *st = f->engine_state;
     for (int i = 0; i < n; i++) {
         if (queue(loop, reqs[i])) {
             st->nkernel++;
@@ -157,36 +144,26 @@ static int uring_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req 
     struct vigil__freq *fr = vigil__freq(req);
     fr->xflags |= VIGIL__FREQ_CANCEL;
     if (fr->route == VIGIL__ROUTE_URING)
-        vigil__uring_cancel(loop, &fr->uop); /* the op still completes, -ECANCELED or done */
+        vigil__ring_cancel(loop->ring, &fr->uop); /* the op still completes, -ECANCELED or done */
     return 0;
 }
 
 static int uring_init(vigil_loop *loop, struct vigil__file *f)
 {
-    if (!vigil__uring_ring(loop)) {
+    if (!loop->ring) {
         snprintf(f->reason, sizeof f->reason, "loop backend is %s, not uring", vigil_loop_backend(loop));
         return -ENOSYS;
     }
     struct uring_state *st = calloc(1, sizeof *st);
     if (!st)
         return -ENOMEM;
-    f->es = st;
+    f->engine_state = st;
     return 0;
-}
-
-/* One backend turn that waits for at least one completion and delivers it (ours to
- * uring_complete). Used only while vigil_loop_free drains: the poll events the turn
- * also returns are dropped with the loop. */
-static int reap_wait(vigil_loop *loop)
-{
-    struct vigil__wait w = {-1, 0};
-    int r = loop->backend->turn(loop, loop->dirty, 0, &w);
-    return r < 0 && r != -EINTR && r != -ETIME && r != -EAGAIN && r != -EBUSY ? r : 0;
 }
 
 static void uring_fini(vigil_loop *loop, struct vigil__file *f)
 {
-    struct uring_state *st = f->es;
+    struct uring_state *st = f->engine_state;
     if (!st)
         return;
     /* Cancel what the kernel holds, then let the ring deliver every completion (a
@@ -200,35 +177,31 @@ static void uring_fini(vigil_loop *loop, struct vigil__file *f)
                 vigil__freq(&c->reqs[i])->state == VIGIL__FREQ_INFLIGHT)
                 uring_cancel(loop, f, &c->reqs[i]);
     while (st->nkernel) {
-        if (reap_wait(loop) < 0)
+        if (vigil__ring_drain(loop, loop->ring) < 0)
             break; /* the ring is broken: closing it (backend fini) ends the rest */
     }
     free(st);
-    f->es = NULL;
+    f->engine_state = NULL;
 }
 
-int vigil__file_uring_register_files(vigil_loop *loop, const int *fds, unsigned n)
+static int uring_register_files(vigil_loop *loop, const int *fds, unsigned n)
 {
-    struct io_uring *ring = vigil__uring_ring(loop);
-    return ring ? io_uring_register_files(ring, fds, n) : -ENOSYS;
+    return io_uring_register_files(&loop->ring->ring, fds, n);
 }
 
-int vigil__file_uring_unregister_files(vigil_loop *loop)
+static int uring_unregister_files(vigil_loop *loop)
 {
-    struct io_uring *ring = vigil__uring_ring(loop);
-    return ring ? io_uring_unregister_files(ring) : -ENOSYS;
+    return io_uring_unregister_files(&loop->ring->ring);
 }
 
-int vigil__file_uring_register_buffers(vigil_loop *loop, const struct iovec *iov, unsigned n)
+static int uring_register_buffers(vigil_loop *loop, const struct iovec *iov, unsigned n)
 {
-    struct io_uring *ring = vigil__uring_ring(loop);
-    return ring ? io_uring_register_buffers(ring, iov, n) : -ENOSYS;
+    return io_uring_register_buffers(&loop->ring->ring, iov, n);
 }
 
-int vigil__file_uring_unregister_buffers(vigil_loop *loop)
+static int uring_unregister_buffers(vigil_loop *loop)
 {
-    struct io_uring *ring = vigil__uring_ring(loop);
-    return ring ? io_uring_unregister_buffers(ring) : -ENOSYS;
+    return io_uring_unregister_buffers(&loop->ring->ring);
 }
 
 const struct vigil__file_engine vigil__file_engine_uring = {
@@ -238,6 +211,10 @@ const struct vigil__file_engine vigil__file_engine_uring = {
     .submit = uring_submit,
     .cancel = uring_cancel,
     .reap = NULL,
+    .register_files = uring_register_files,
+    .unregister_files = uring_unregister_files,
+    .register_buffers = uring_register_buffers,
+    .unregister_buffers = uring_unregister_buffers,
 };
 
 #else /* !VIGIL_HAVE_LIBURING: no ring, ever */
@@ -258,11 +235,6 @@ static int uring_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req 
     (void)loop; (void)f; (void)req;
     return -ENOENT;
 }
-int vigil__file_uring_register_files(vigil_loop *loop, const int *fds, unsigned n) { (void)loop; (void)fds; (void)n; return -ENOSYS; }
-int vigil__file_uring_unregister_files(vigil_loop *loop) { (void)loop; return -ENOSYS; }
-int vigil__file_uring_register_buffers(vigil_loop *loop, const struct iovec *iov, unsigned n) { (void)loop; (void)iov; (void)n; return -ENOSYS; }
-int vigil__file_uring_unregister_buffers(vigil_loop *loop) { (void)loop; return -ENOSYS; }
-
 const struct vigil__file_engine vigil__file_engine_uring = {
     .name = "uring", .init = uring_init, .fini = uring_fini, .submit = uring_submit, .cancel = uring_cancel,
 };

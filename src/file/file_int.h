@@ -1,5 +1,9 @@
-/* File I/O internals shared by the front (file.c: API, pool, completions, doorbell) and
- * the engines (file_uring.c, file_aio.c, file_threads.c). Not installed.
+/* src/file/: async file I/O. front.c (the API, the request pool, validation, engine
+ * choice) calls the engines only through struct vigil__file_engine; the engines
+ * (engine_uring.c, engine_aio.c, engine_threads.c, which also holds the thread pool AIO
+ * falls back to) end requests through done.c (the completion path and the doorbell),
+ * which calls nothing above it. The per-loop state is a module (loop.h). May call:
+ * src/loop's core, src/ring (the io_uring engine). Not installed.
  *
  * A request's life: vigil_file_submit validates it (state IDLE -> INFLIGHT, counted in
  * f->inflight and loop->active), hands it to the engine, and the engine reports its end
@@ -7,14 +11,19 @@
  * Ends found outside the loop thread (a worker finished a pread) or at a moment when a
  * callback must not run (submission, cancellation) go through vigil__file_defer(): the
  * request is pushed on the done stack and the doorbell eventfd, which the loop watches,
- * is rung; the loop pops the stack and completes them. Linux AIO rings the same eventfd
+ * is rung; the doorbell's watcher queues the drain for the turn's completion point,
+ * which pops the stack and completes them. Linux AIO rings the same eventfd
  * (IOCB_FLAG_RESFD), so AIO, the thread pool and deferrals share one wake-up source.
+ * On io_uring a request's completion is a ring op completion: the same point of the
+ * turn.
  */
 #ifndef VIGIL_FILE_INT_H
 #define VIGIL_FILE_INT_H
 
 #include "loop/loop.h"
 #include "ring/ring.h"
+
+#include <sys/uio.h>
 
 #include <linux/aio_abi.h>
 #include <stdatomic.h>
@@ -55,7 +64,7 @@ struct vigil__freq {
     uint8_t route;              /* VIGIL__ROUTE_* */
     uint8_t pooled;             /* lives in a pool chunk (found there at free) */
     uint8_t xflags;             /* VIGIL__FREQ_CANCEL | EAGAIN/EINTR retries so far */
-    struct vigil__uring_op uop; /* io_uring completion hook (priv_p_) */
+    struct vigil__ring_op uop;  /* io_uring completion hook (priv_p_) */
     int64_t result_;
     struct statx *stx_;
     int32_t arg_;
@@ -136,6 +145,12 @@ struct vigil__file_engine {
     int (*cancel)(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req);
     /* Doorbell rang: reap what the engine finished (AIO); may be NULL. */
     void (*reap)(vigil_loop *loop, struct vigil__file *f);
+    /* Registered files and buffers: what the engine must do beyond the front's own
+     * table (io_uring registers them with the ring); NULL: nothing. */
+    int (*register_files)(vigil_loop *loop, const int *fds, unsigned n);
+    int (*unregister_files)(vigil_loop *loop);
+    int (*register_buffers)(vigil_loop *loop, const struct iovec *iov, unsigned n);
+    int (*unregister_buffers)(vigil_loop *loop);
 };
 
 extern const struct vigil__file_engine vigil__file_engine_uring;
@@ -147,7 +162,7 @@ struct vigil__fthr;
 
 struct vigil__file {
     const struct vigil__file_engine *eng;
-    void *es;                  /* engine state */
+    void *engine_state;        /* the engine's own (io_uring's list, AIO's context) */
     unsigned inflight;         /* requests between submit and callback */
     bool freeing;              /* vigil_loop_free is draining: refuse new requests */
     int nthreads;              /* thread pool size asked */
@@ -166,11 +181,16 @@ struct vigil__file {
      * and by deferrals; and the done stack it announces (pushed from any thread) */
     int bell_fd;
     vigil_io bell_io;
+    struct vigil__deferred bell_later; /* the drain, queued for the completion point */
     _Atomic(vigil_file_req *) done;
 
-    struct vigil__fthr *thr;   /* NULL until first needed */
-    void *aio;                 /* AIO state when the engine is aio */
+    struct vigil__fthr *thr;   /* the thread pool: NULL until first needed */
 };
+
+static inline struct vigil__file *vigil__file_of(vigil_loop *loop)
+{
+    return (struct vigil__file *)loop->mod[VIGIL__MOD_FILE];
+}
 
 /* Translates a fixed-file index for the engines that use plain fds (loop thread; the
  * index was checked at submission and the table cannot change while it is in flight). */
@@ -196,7 +216,7 @@ static inline void vigil__file_complete(vigil_loop *loop, struct vigil__file *f,
     loop->in_callback--;
 }
 
-/* file.c */
+/* done.c */
 /* Ends a request later, from any thread: done stack + doorbell. */
 void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res);
 /* The same for a chain first..last (linked by next, results in res): one push, at most
@@ -208,14 +228,10 @@ int vigil__file_bell_init(vigil_loop *loop, struct vigil__file *f);
 int vigil__file_drain_done(vigil_loop *loop, struct vigil__file *f);
 /* Blocks until the doorbell rings (used while draining at vigil_loop_free). */
 void vigil__file_bell_wait(struct vigil__file *f);
+/* At vigil_loop_free, after the engine's fini: completes what is left, closes the bell. */
+void vigil__file_bell_fini(vigil_loop *loop, struct vigil__file *f);
 
-/* file_uring.c: registration on the loop's ring */
-int vigil__file_uring_register_files(vigil_loop *loop, const int *fds, unsigned n);
-int vigil__file_uring_unregister_files(vigil_loop *loop);
-int vigil__file_uring_register_buffers(vigil_loop *loop, const struct iovec *iov, unsigned n);
-int vigil__file_uring_unregister_buffers(vigil_loop *loop);
-
-/* file_threads.c */
+/* engine_threads.c: the thread pool */
 int vigil__fthr_init(struct vigil__file *f, int nthreads);
 void vigil__fthr_submit(struct vigil__file *f, vigil_file_req *const *reqs, int n);
 int vigil__fthr_cancel(struct vigil__file *f, vigil_file_req *req);

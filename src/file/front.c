@@ -1,11 +1,5 @@
-/* Async file I/O, the front: the API, the request pool, validation, the completion path
- * shared by the engines, and the doorbell (an eventfd the loop watches).
- *
- * THREADS: everything here runs in the loop thread except vigil__file_defer() and
- * vigil__file_defer_chain(), which worker threads call: it pushes on f->done (a lock-free stack: push with CAS from any
- * thread, the loop takes the whole stack with one exchange) and writes the eventfd when
- * the stack was empty. The loop reads the eventfd before it takes the stack, so a push
- * that finds the stack non-empty is always seen by the take that follows.
+/* Async file I/O, the front: the API, the request pool, validation and engine choice.
+ * Loop thread only. Engines are reached through their table (file_int.h).
  */
 #include "file/file_int.h"
 
@@ -20,21 +14,21 @@
 /* Requests per refill: one allocation for 32, as the 2011 patch did for kiocbs. */
 #define POOL_BATCH VIGIL__POOL_BATCH
 
-static void file_fini(vigil_loop *loop);
+static void file_fini(vigil_loop *loop, void *state);
 
 /* ------------------------------------------------------------- per-loop state */
 
 static struct vigil__file *file_state(vigil_loop *loop)
 {
-    if (loop->file)
-        return loop->file;
-    struct vigil__file *f = calloc(1, sizeof *f);
+    struct vigil__file *f = vigil__file_of(loop);
+    if (f)
+        return f;
+    f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     f->bell_fd = -1;
     atomic_init(&f->done, NULL);
-    loop->file = f;
-    loop->file_fini = file_fini;
+    vigil__module_attach(loop, VIGIL__MOD_FILE, f, file_fini);
     return f;
 }
 
@@ -160,7 +154,7 @@ const char *vigil_file_engine_reason(vigil_loop *loop)
 
 unsigned vigil_file_inflight(vigil_loop *loop)
 {
-    struct vigil__file *f = loop ? loop->file : NULL;
+    struct vigil__file *f = loop ? vigil__file_of(loop) : NULL;
     return f ? f->inflight : 0;
 }
 
@@ -200,7 +194,7 @@ vigil_file_req *vigil_file_req_get(vigil_loop *loop)
 
 void vigil_file_req_put(vigil_loop *loop, vigil_file_req *req)
 {
-    struct vigil__file *f = loop ? loop->file : NULL;
+    struct vigil__file *f = loop ? vigil__file_of(loop) : NULL;
     /* In flight, or not the pool's: putting it back would hand it out twice, or hand
      * out the caller's memory. */
     if (!f || !req || vigil__freq(req)->state != VIGIL__FREQ_IDLE || !vigil__freq(req)->pooled)
@@ -299,7 +293,7 @@ int vigil_file_start(vigil_loop *loop, vigil_file_req *req)
 
 int vigil_file_cancel(vigil_loop *loop, vigil_file_req *req)
 {
-    struct vigil__file *f = loop ? loop->file : NULL;
+    struct vigil__file *f = loop ? vigil__file_of(loop) : NULL;
     if (!f || !req)
         return -EINVAL;
     struct vigil__freq *fr = vigil__freq(req);
@@ -326,8 +320,8 @@ int vigil_file_register_files(vigil_loop *loop, const int *fds, unsigned n)
     if (!t)
         return -ENOMEM;
     memcpy(t, fds, n * sizeof *t);
-    if (f->eng == &vigil__file_engine_uring) {
-        int r = vigil__file_uring_register_files(loop, fds, n);
+    if (f->eng->register_files) {
+        int r = f->eng->register_files(loop, fds, n);
         if (r < 0) {
             free(t);
             return r;
@@ -340,11 +334,11 @@ int vigil_file_register_files(vigil_loop *loop, const int *fds, unsigned n)
 
 int vigil_file_unregister_files(vigil_loop *loop)
 {
-    struct vigil__file *f = loop ? loop->file : NULL;
+    struct vigil__file *f = loop ? vigil__file_of(loop) : NULL;
     if (!f || !f->fixed)
         return -ENXIO;
-    if (f->eng == &vigil__file_engine_uring) {
-        int r = vigil__file_uring_unregister_files(loop);
+    if (f->eng->unregister_files) {
+        int r = f->eng->unregister_files(loop);
         if (r < 0)
             return r;
     }
@@ -364,8 +358,8 @@ int vigil_file_register_buffers(vigil_loop *loop, const struct iovec *iov, unsig
         return err;
     if (f->bufs)
         return -EBUSY;
-    if (f->eng == &vigil__file_engine_uring) {
-        int r = vigil__file_uring_register_buffers(loop, iov, n);
+    if (f->eng->register_buffers) {
+        int r = f->eng->register_buffers(loop, iov, n);
         if (r < 0)
             return r;
     }
@@ -375,11 +369,11 @@ int vigil_file_register_buffers(vigil_loop *loop, const struct iovec *iov, unsig
 
 int vigil_file_unregister_buffers(vigil_loop *loop)
 {
-    struct vigil__file *f = loop ? loop->file : NULL;
+    struct vigil__file *f = loop ? vigil__file_of(loop) : NULL;
     if (!f || !f->bufs)
         return -ENXIO;
-    if (f->eng == &vigil__file_engine_uring) {
-        int r = vigil__file_uring_unregister_buffers(loop);
+    if (f->eng->unregister_buffers) {
+        int r = f->eng->unregister_buffers(loop);
         if (r < 0)
             return r;
     }
@@ -387,114 +381,16 @@ int vigil_file_unregister_buffers(vigil_loop *loop)
     return 0;
 }
 
-/* ------------------------------------------------------------- completion */
-
-void vigil__file_defer_chain(struct vigil__file *f, vigil_file_req *first, vigil_file_req *last)
-{
-    vigil_file_req *old = atomic_load_explicit(&f->done, memory_order_relaxed);
-    do {
-        vigil__freq(last)->next = old;
-        /* Release: the results, and whatever a worker wrote into the callers' buffers,
-         * are visible to the loop thread once it takes the stack (acquire). */
-    } while (!atomic_compare_exchange_weak_explicit(&f->done, &old, first, memory_order_release,
-                                                    memory_order_relaxed));
-    if (old == NULL) {
-        /* The stack was empty: the loop may be asleep, ring. A non-empty stack means a
-         * ring is already pending that the loop has not consumed (it reads the eventfd
-         * before it takes the stack). */
-        uint64_t one = 1;
-        while (write(f->bell_fd, &one, sizeof one) < 0 && errno == EINTR) {
-        }
-    }
-}
-
-void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res)
-{
-    vigil__freq(req)->res = res;
-    vigil__file_defer_chain(f, req, req);
-}
-
-int vigil__file_drain_done(vigil_loop *loop, struct vigil__file *f)
-{
-    /* Acquire: pairs with the release in vigil__file_defer (results and buffers). */
-    vigil_file_req *s = atomic_exchange_explicit(&f->done, NULL, memory_order_acquire);
-    if (!s)
-        return 0;
-    /* The stack is newest first: reverse it so callbacks run in completion order. */
-    vigil_file_req *fifo = NULL;
-    while (s) {
-        vigil_file_req *next = vigil__freq(s)->next;
-        vigil__freq(s)->next = fifo;
-        fifo = s;
-        s = next;
-    }
-    int n = 0;
-    while (fifo) {
-        vigil_file_req *r = fifo;
-        fifo = vigil__freq(r)->next;
-        vigil__file_complete(loop, f, r, vigil__freq(r)->res);
-        n++;
-    }
-    return n;
-}
-
-static void bell_cb(vigil_loop *loop, vigil_io *w, int revents)
-{
-    struct vigil__file *f = w->data;
-    uint64_t v;
-    /* Read first, then take the stack: see the THREADS note at the top. */
-    while (read(f->bell_fd, &v, sizeof v) < 0 && errno == EINTR) {
-    }
-    if (f->eng && f->eng->reap)
-        f->eng->reap(loop, f);
-    vigil__file_drain_done(loop, f);
-}
-
-int vigil__file_bell_init(vigil_loop *loop, struct vigil__file *f)
-{
-    if (f->bell_fd >= 0)
-        return 0;
-    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (fd < 0)
-        return -errno;
-    f->bell_io.data = f;
-    int r = vigil__io_start_internal(loop, &f->bell_io, fd, VIGIL_READ, bell_cb);
-    if (r < 0) {
-        close(fd);
-        return r;
-    }
-    f->bell_fd = fd;
-    return 0;
-}
-
-void vigil__file_bell_wait(struct vigil__file *f)
-{
-    struct pollfd p = {.fd = f->bell_fd, .events = POLLIN};
-    while (poll(&p, 1, -1) < 0 && errno == EINTR) {
-    }
-    uint64_t v;
-    while (read(f->bell_fd, &v, sizeof v) < 0 && errno == EINTR) {
-    }
-}
-
 /* Called by vigil_loop_free: every request in flight is cancelled or finished, and its
  * callback runs (a callback may put its request back; starting one fails with
  * -ECANCELED); then the pool's memory goes. */
-static void file_fini(vigil_loop *loop)
+static void file_fini(vigil_loop *loop, void *state)
 {
-    struct vigil__file *f = loop->file;
-    if (!f)
-        return;
+    struct vigil__file *f = state;
     f->freeing = true;
     if (f->eng)
         f->eng->fini(loop, f);
-    if (f->thr)
-        vigil__fthr_fini(f);
-    if (f->bell_fd >= 0) {
-        vigil__file_drain_done(loop, f);
-        vigil_io_stop(loop, &f->bell_io);
-        close(f->bell_fd);
-    }
+    vigil__file_bell_fini(loop, f);
     struct vigil__pool_chunk *c = f->chunks;
     while (c) {
         struct vigil__pool_chunk *next = c->next;
@@ -503,6 +399,4 @@ static void file_fini(vigil_loop *loop)
     }
     free(f->fixed);
     free(f);
-    loop->file = NULL;
-    loop->file_fini = NULL;
 }

@@ -1,5 +1,6 @@
-/* Signal watchers: one signalfd per loop carries every watched signal, so a handler
- * runs as an ordinary callback in the loop thread, never in signal context.
+/* Signal watchers (a module, see loop.h): one signalfd per loop carries every watched
+ * signal, so a handler runs as an ordinary callback in the loop thread, never in signal
+ * context. The state is made at the first vigil_signal_start.
  *
  * A watched signal is blocked in the thread that starts the watcher (a signalfd only
  * receives signals that are blocked). Stopping the last watcher of a signal removes it
@@ -12,11 +13,20 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-static bool watched(const vigil_loop *loop, int signo)
+struct signals {
+    int fd;                     /* the signalfd */
+    vigil_io io;                /* its internal watcher */
+    vigil_signal *head;         /* started watchers, newest first */
+    vigil_signal *iter_next;    /* next watcher of the dispatch walk (stop advances it) */
+    sigset_t mask;              /* the signals the signalfd carries */
+};
+
+static bool watched(const struct signals *s, int signo)
 {
-    for (const vigil_signal *w = loop->sig_head; w; w = w->next)
+    for (const vigil_signal *w = s->head; w; w = w->next)
         if (w->signo == signo)
             return true;
     return false;
@@ -24,23 +34,47 @@ static bool watched(const vigil_loop *loop, int signo)
 
 static void sig_cb(vigil_loop *loop, vigil_io *io, int revents)
 {
-    (void)io;
     (void)revents;
+    struct signals *s = io->data;
     struct signalfd_siginfo si[16];
-    ssize_t got = read(loop->sig_fd, si, sizeof si);
+    ssize_t got = read(s->fd, si, sizeof si);
     if (got <= 0)
         return;
     for (size_t i = 0; i < (size_t)got / sizeof si[0]; i++) {
-        for (vigil_signal *w = loop->sig_head; w; w = loop->sig_iter_next) {
-            loop->sig_iter_next = w->next;
+        for (vigil_signal *w = s->head; w; w = s->iter_next) {
+            s->iter_next = w->next;
             if (w->signo == (int)si[i].ssi_signo) {
                 loop->in_callback++;
                 w->cb(loop, w, &si[i]);
                 loop->in_callback--;
             }
         }
-        loop->sig_iter_next = NULL;
+        s->iter_next = NULL;
     }
+}
+
+static void signals_fini(vigil_loop *loop, void *state)
+{
+    struct signals *s = state;
+    if (s->fd >= 0) {
+        vigil_io_stop(loop, &s->io);
+        close(s->fd);
+    }
+    free(s);
+}
+
+static struct signals *signals_get(vigil_loop *loop)
+{
+    struct signals *s = loop->mod[VIGIL__MOD_SIGNALS];
+    if (s)
+        return s;
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->fd = -1;
+    sigemptyset(&s->mask);
+    vigil__module_attach(loop, VIGIL__MOD_SIGNALS, s, signals_fini);
+    return s;
 }
 
 int vigil_signal_start(vigil_loop *loop, vigil_signal *w, int signo, vigil_signal_cb cb)
@@ -49,33 +83,37 @@ int vigil_signal_start(vigil_loop *loop, vigil_signal *w, int signo, vigil_signa
         return -EINVAL;
     if (w->state)
         return -EBUSY;
+    struct signals *s = signals_get(loop);
+    if (!s)
+        return -ENOMEM;
     sigset_t one;
     sigemptyset(&one);
     sigaddset(&one, signo);
     int r = pthread_sigmask(SIG_BLOCK, &one, NULL);
     if (r)
         return -r;
-    if (!sigismember(&loop->sig_mask, signo)) {
-        sigset_t mask = loop->sig_mask;
+    if (!sigismember(&s->mask, signo)) {
+        sigset_t mask = s->mask;
         sigaddset(&mask, signo);
-        int fd = signalfd(loop->sig_fd, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+        int fd = signalfd(s->fd, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
         if (fd < 0)
             return -errno;
-        if (loop->sig_fd < 0) {
-            r = vigil__io_start_internal(loop, &loop->sig_io, fd, VIGIL_READ, sig_cb);
+        if (s->fd < 0) {
+            s->io.data = s;
+            r = vigil__io_start_internal(loop, &s->io, fd, VIGIL_READ, sig_cb);
             if (r < 0) {
                 close(fd);
                 return r;
             }
-            loop->sig_fd = fd;
+            s->fd = fd;
         }
-        loop->sig_mask = mask;
+        s->mask = mask;
     }
     w->cb = cb;
     w->signo = signo;
     w->state = 1;
-    w->next = loop->sig_head;
-    loop->sig_head = w;
+    w->next = s->head;
+    s->head = w;
     loop->active++;
     return 0;
 }
@@ -86,30 +124,27 @@ int vigil_signal_stop(vigil_loop *loop, vigil_signal *w)
         return -EINVAL;
     if (!w->state)
         return 0;
-    for (vigil_signal **pp = &loop->sig_head; *pp; pp = &(*pp)->next) {
+    struct signals *s = loop->mod[VIGIL__MOD_SIGNALS];
+    for (vigil_signal **pp = &s->head; *pp; pp = &(*pp)->next) {
         if (*pp == w) {
             *pp = w->next;
             break;
         }
     }
-    if (loop->sig_iter_next == w)
-        loop->sig_iter_next = w->next;
+    if (s->iter_next == w)
+        s->iter_next = w->next;
     w->state = 0;
     w->next = NULL;
     loop->active--;
-    if (!watched(loop, w->signo)) {
-        sigdelset(&loop->sig_mask, w->signo);
-        if (signalfd(loop->sig_fd, &loop->sig_mask, 0) < 0)
+    if (!watched(s, w->signo)) {
+        sigdelset(&s->mask, w->signo);
+        if (signalfd(s->fd, &s->mask, 0) < 0)
             return -errno;
     }
     return 0;
 }
 
-void vigil__signals_fini(vigil_loop *loop)
+int vigil_signal_active(const vigil_signal *w)
 {
-    if (loop->sig_fd >= 0) {
-        vigil_io_stop(loop, &loop->sig_io);
-        close(loop->sig_fd);
-        loop->sig_fd = -1;
-    }
+    return w && w->state ? 1 : 0;
 }

@@ -48,7 +48,7 @@
  * [MARGIN_MIN_NS, precise_budget_ns]:
  * a quiet machine spins a few us per wake-up, a noisy one more, never past the budget.
  */
-#include "loop/loop.h"
+#include "loop/timer.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -184,17 +184,19 @@ bool vigil__heap_valid(const struct vigil__heap *h)
  * REALTIME offset (0 unless a test injected a clock change). */
 static int64_t clk_now(vigil_loop *loop, int c)
 {
+    struct vigil__timers *tm = vigil__timers_of(loop);
     int64_t t = vigil__now(loop, c);
-    return c == VIGIL__CLK_REAL ? t + loop->real_offset_ns : t;
+    return c == VIGIL__CLK_REAL ? t + tm->real_offset_ns : t;
 }
 
 /* A fresh read, bypassing the cache (vDSO, no system call). */
 static int64_t clk_read(vigil_loop *loop, int c)
 {
+    struct vigil__timers *tm = vigil__timers_of(loop);
     struct timespec ts;
     clock_gettime(vigil__clk_id[c], &ts);
     int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    return c == VIGIL__CLK_REAL ? t + loop->real_offset_ns : t;
+    return c == VIGIL__CLK_REAL ? t + tm->real_offset_ns : t;
 }
 
 static bool is_precise(const vigil_loop *loop, const vigil_timer *t)
@@ -208,60 +210,64 @@ static bool is_precise(const vigil_loop *loop, const vigil_timer *t)
  * timers now further away than before simply wait longer. */
 static void clock_was_set(vigil_loop *loop)
 {
-    loop->real_changed = true;
-    loop->clk_armed[VIGIL__CLK_REAL] = -1;
+    struct vigil__timers *tm = vigil__timers_of(loop);
+    tm->real_changed = true;
+    tm->clk_armed[VIGIL__CLK_REAL] = -1;
     vigil__now_invalidate(loop);
 }
 
 void vigil__timers_inject_clock_change(vigil_loop *loop, int64_t offset_ns)
 {
-    loop->real_offset_ns = add_clamp(loop->real_offset_ns, offset_ns);
+    struct vigil__timers *tm = vigil__timers_of(loop);
+    tm->real_offset_ns = add_clamp(tm->real_offset_ns, offset_ns);
     clock_was_set(loop);
 }
 
 static void clk_ready(vigil_loop *loop, vigil_io *w, int revents)
 {
-    int c = (int)(w - loop->clk_io);
+    struct vigil__timers *tm = vigil__timers_of(loop);
+    int c = (int)(w - tm->clk_io);
     if (revents < 0) {
         /* The backend refused the timerfd (should not happen): timers on this clock
          * fall back to a MONOTONIC wait (see vigil__timers_wait). */
-        close(loop->clk_fd[c]);
-        loop->clk_fd[c] = -1;
-        loop->clk_armed[c] = -1;
+        close(tm->clk_fd[c]);
+        tm->clk_fd[c] = -1;
+        tm->clk_armed[c] = -1;
         return;
     }
     uint64_t expirations;
     /* Non-blocking: EAGAIN when a stale expiry was already consumed. The count itself
      * does not matter: the firing pass after dispatch compares deadlines with the clock. */
-    if (read(loop->clk_fd[c], &expirations, sizeof expirations) < 0 && errno == ECANCELED)
+    if (read(tm->clk_fd[c], &expirations, sizeof expirations) < 0 && errno == ECANCELED)
         clock_was_set(loop);
     /* The timerfd fired at the armed deadline: whatever the heap holds now needs a
      * new arming, even if its top has the same deadline (a restarted timer). */
-    loop->clk_armed[c] = -1;
+    tm->clk_armed[c] = -1;
 }
 
 static int clk_open(vigil_loop *loop, int c)
 {
+    struct vigil__timers *tm = vigil__timers_of(loop);
     int fd = timerfd_create(vigil__clk_id[c], TFD_NONBLOCK | TFD_CLOEXEC);
     if (fd < 0)
         return -errno;
-    memset(&loop->clk_io[c], 0, sizeof loop->clk_io[c]);
-    int r = vigil__io_start_internal(loop, &loop->clk_io[c], fd, VIGIL_READ, clk_ready);
+    memset(&tm->clk_io[c], 0, sizeof tm->clk_io[c]);
+    int r = vigil__io_start_internal(loop, &tm->clk_io[c], fd, VIGIL_READ, clk_ready);
     if (r < 0) {
         close(fd);
         return r;
     }
-    loop->clk_fd[c] = fd;
-    loop->clk_armed[c] = -1;
+    tm->clk_fd[c] = fd;
+    tm->clk_armed[c] = -1;
     return 0;
 }
 
 /* Arms clock c's timerfd at its heap's earliest deadline if that changed since the last
  * arming. An emptied heap leaves the timerfd armed: at worst one spurious wake-up,
  * cheaper than a disarming system call on every last stop. */
-static void clk_arm(vigil_loop *loop, int c)
+static void clk_arm(struct vigil__timers *tm, int c)
 {
-    struct vigil__heap *h = &loop->heap[c];
+    struct vigil__heap *h = &tm->heap[c];
     if (h->n == 0)
         return;
     int64_t d = h->a[0]->deadline_ns;
@@ -269,53 +275,48 @@ static void clk_arm(vigil_loop *loop, int c)
         return;
     /* k: the kernel's absolute expiry (the test-only offset taken out); >= 1, so the
      * "not armed" mark -1 never matches it */
-    int64_t k = c == VIGIL__CLK_REAL ? add_clamp(d, -loop->real_offset_ns) : d;
+    int64_t k = c == VIGIL__CLK_REAL ? add_clamp(d, -tm->real_offset_ns) : d;
     if (k < 1)
         k = 1; /* a deadline in the past: expire at once (0 would disarm) */
-    if (k == loop->clk_armed[c])
+    if (k == tm->clk_armed[c])
         return;
     struct itimerspec its = {{0, 0}, {(time_t)(k / 1000000000), (long)(k % 1000000000)}};
     int fl = TFD_TIMER_ABSTIME | (c == VIGIL__CLK_REAL ? TFD_TIMER_CANCEL_ON_SET : 0);
-    if (timerfd_settime(loop->clk_fd[c], fl, &its, NULL) == 0)
-        loop->clk_armed[c] = k;
+    if (timerfd_settime(tm->clk_fd[c], fl, &its, NULL) == 0)
+        tm->clk_armed[c] = k;
     else
-        loop->clk_armed[c] = -1; /* retried next turn */
+        tm->clk_armed[c] = -1; /* retried next turn */
 }
 
 /* ---------------------------------------------------------- module hooks */
 
-int vigil__timers_init(vigil_loop *loop)
+static void timers_fini(vigil_loop *loop, void *state)
 {
+    struct vigil__timers *tm = state;
     for (int c = 0; c < VIGIL__CLK_N; c++) {
-        memset(&loop->heap[c], 0, sizeof loop->heap[c]);
-        loop->clk_fd[c] = -1;
-        loop->clk_armed[c] = -1;
+        if (tm->clk_fd[c] >= 0) {
+            vigil_io_stop(loop, &tm->clk_io[c]);
+            close(tm->clk_fd[c]);
+        }
+        free(tm->heap[c].a);
     }
-    loop->timer_seq = 0;
-    loop->real_changed = false;
-    loop->real_offset_ns = 0;
-    if (loop->precise_budget_ns <= 0)
-        loop->precise_budget_ns = BUDGET_DEFAULT_NS;
-    loop->precise_margin_ns = MARGIN_INIT_NS < loop->precise_budget_ns ? MARGIN_INIT_NS : loop->precise_budget_ns;
-    loop->wait_target_ns = -1;
-    loop->comp_ns = 0;
-    loop->precise_spin_ns = loop->precise_wakeups = loop->timer_wakeups = loop->early_wakeups = 0;
-    loop->nlate = loop->nsleep = 0;
-    loop->learn_due = false;
-    return 0;
+    free(tm);
 }
 
-void vigil__timers_fini(vigil_loop *loop)
+int vigil__timers_new(vigil_loop *loop)
 {
+    struct vigil__timers *tm = calloc(1, sizeof *tm);
+    if (!tm)
+        return -ENOMEM;
     for (int c = 0; c < VIGIL__CLK_N; c++) {
-        if (loop->clk_fd[c] >= 0) {
-            vigil_io_stop(loop, &loop->clk_io[c]);
-            close(loop->clk_fd[c]);
-            loop->clk_fd[c] = -1;
-        }
-        free(loop->heap[c].a);
-        memset(&loop->heap[c], 0, sizeof loop->heap[c]);
+        tm->clk_fd[c] = -1;
+        tm->clk_armed[c] = -1;
     }
+    tm->budget_ns = loop->precise_budget_ns > 0 ? loop->precise_budget_ns : BUDGET_DEFAULT_NS;
+    tm->precise_margin_ns = MARGIN_INIT_NS < tm->budget_ns ? MARGIN_INIT_NS : tm->budget_ns;
+    tm->wait_target_ns = -1;
+    vigil__module_attach(loop, VIGIL__MOD_TIMERS, tm, timers_fini);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- API */
@@ -330,11 +331,12 @@ int vigil_timer_start(vigil_loop *loop, vigil_timer *t, clockid_t clock, int64_t
         return -EINVAL;
     if (t->state & TIMER_ACTIVE)
         return -EBUSY;
-    struct vigil__heap *h = &loop->heap[c];
+    struct vigil__timers *tm = vigil__timers_of(loop);
+    struct vigil__heap *h = &tm->heap[c];
     int r = heap_reserve(h);
     if (r < 0)
         return r;
-    if (c != VIGIL__CLK_MONO && loop->clk_fd[c] < 0 && (r = clk_open(loop, c)) < 0)
+    if (c != VIGIL__CLK_MONO && tm->clk_fd[c] < 0 && (r = clk_open(loop, c)) < 0)
         return r;
     /* A relative timer counts from a fresh clock read, not the turn's cached now: a
      * callback that ran for a while and then asks for "in 1 ms" must not fire early. */
@@ -343,7 +345,7 @@ int vigil_timer_start(vigil_loop *loop, vigil_timer *t, clockid_t clock, int64_t
     t->cb = cb;
     t->clock = c;
     t->flags = flags;
-    t->seq = loop->timer_seq++;
+    t->seq = tm->seq++;
     t->state = TIMER_ACTIVE;
     heap_push(h, t);
     loop->active++;
@@ -358,7 +360,7 @@ int vigil_timer_stop(vigil_loop *loop, vigil_timer *t)
         return 0;
     if (t->clock < 0 || t->clock >= VIGIL__CLK_N)
         return -EINVAL;
-    heap_remove(&loop->heap[t->clock], t);
+    heap_remove(&vigil__timers_of(loop)->heap[t->clock], t);
     t->state = 0;
     loop->active--;
     return 0;
@@ -386,29 +388,29 @@ static int64_t next_deadline(int64_t deadline, int64_t interval, int64_t now)
     return k > now ? k : add_clamp(now, interval);
 }
 
-static void record_late(vigil_loop *loop, int64_t now, int64_t deadline)
+static void record_late(struct vigil__timers *tm, int64_t now, int64_t deadline)
 {
     int64_t late_ns;
     if (__builtin_sub_overflow(now, deadline, &late_ns))
         late_ns = INT64_MAX; /* an absolute deadline near INT64_MIN */
-    loop->late[loop->nlate % VIGIL__LATE_WIN] = late_ns;
-    loop->nlate++;
-    loop->timer_wakeups++;
+    tm->late[tm->nlate % VIGIL__LATE_WIN] = late_ns;
+    tm->nlate++;
+    tm->timer_wakeups++;
 }
 
-int vigil__timers_run(vigil_loop *loop)
+int vigil__timers_run(vigil_loop *loop, struct vigil__timers *tm)
 {
     int fired = 0;
-    if (loop->real_changed) {
-        loop->real_changed = false;
+    if (tm->real_changed) {
+        tm->real_changed = false;
         vigil__now_invalidate(loop);
     }
     for (int c = 0; c < VIGIL__CLK_N; c++) {
-        struct vigil__heap *h = &loop->heap[c];
+        struct vigil__heap *h = &tm->heap[c];
         if (h->n == 0)
             continue;
         int64_t now = clk_now(loop, c);
-        uint64_t limit = loop->timer_seq; /* timers started from here on wait for the next pass */
+        uint64_t limit = tm->seq; /* timers started from here on wait for the next pass */
         while (h->n > 0) {
             vigil_timer *t = h->a[0];
             if (t->deadline_ns > now || t->seq >= limit)
@@ -416,17 +418,17 @@ int vigil__timers_run(vigil_loop *loop)
             if (t->interval_ns > 0) {
                 int64_t d = t->deadline_ns;
                 t->deadline_ns = next_deadline(d, t->interval_ns, now);
-                t->seq = loop->timer_seq++;
+                t->seq = tm->seq++;
                 sift_down(h, 0);
-                record_late(loop, now, d);
+                record_late(tm, now, d);
             } else {
                 heap_remove(h, t);
                 t->state = 0;
                 loop->active--;
-                record_late(loop, now, t->deadline_ns);
+                record_late(tm, now, t->deadline_ns);
             }
             if (is_precise(loop, t))
-                loop->precise_wakeups++;
+                tm->precise_wakeups++;
             loop->in_callback++;
             t->cb(loop, t);
             loop->in_callback--;
@@ -438,25 +440,25 @@ int vigil__timers_run(vigil_loop *loop)
 
 /* Learns the margin from one observed sleep lateness (how long after the asked
  * instant the kernel let the thread run again). */
-static void record_sleep(vigil_loop *loop, int64_t late_ns)
+static void record_sleep(struct vigil__timers *tm, int64_t late_ns)
 {
-    loop->sleep_late[loop->nsleep % VIGIL__SLEEP_WIN] = late_ns;
-    loop->nsleep++;
-    if (loop->nsleep % SLEEP_EVERY == 0)
-        loop->learn_due = true;
+    tm->sleep_late[tm->nsleep % VIGIL__SLEEP_WIN] = late_ns;
+    tm->nsleep++;
+    if (tm->nsleep % SLEEP_EVERY == 0)
+        tm->learn_due = true;
 }
 
 /* Recomputes the margin and the compensation every SLEEP_EVERY samples. Called before
  * a wait (whose end is an absolute instant), never between a wake-up and its callback,
  * so the sort never delays one. */
-static void learn_margin(vigil_loop *loop)
+static void learn_margin(struct vigil__timers *tm)
 {
-    if (!loop->learn_due)
+    if (!tm->learn_due)
         return;
-    loop->learn_due = false;
-    uint32_t n = loop->nsleep < VIGIL__SLEEP_WIN ? loop->nsleep : VIGIL__SLEEP_WIN;
+    tm->learn_due = false;
+    uint32_t n = tm->nsleep < VIGIL__SLEEP_WIN ? tm->nsleep : VIGIL__SLEEP_WIN;
     int64_t v[VIGIL__SLEEP_WIN];
-    memcpy(v, loop->sleep_late, n * sizeof v[0]);
+    memcpy(v, tm->sleep_late, n * sizeof v[0]);
     /* insertion sort of at most 128 values, every 16 wake-ups: a few us, ~0.2 us amortized */
     for (uint32_t i = 1; i < n; i++) {
         int64_t x = v[i];
@@ -482,28 +484,26 @@ static void learn_margin(vigil_loop *loop)
     /* Default mode: the kernel's constant part of a wake-up (timer interrupt, context
      * switch: the p10 of the lateness) is taken off every sleep; 90% of wake-ups then
      * come after the deadline anyway, the others spin at most COMP_MAX_NS. */
-    loop->comp_ns = p10 < 0 ? 0 : p10 > COMP_MAX_NS ? COMP_MAX_NS : p10;
+    tm->comp_ns = p10 < 0 ? 0 : p10 > COMP_MAX_NS ? COMP_MAX_NS : p10;
     if (m < MARGIN_MIN_NS)
         m = MARGIN_MIN_NS;
-    if (m > loop->precise_budget_ns)
-        m = loop->precise_budget_ns;
-    loop->precise_margin_ns = m;
+    if (m > tm->budget_ns)
+        m = tm->budget_ns;
+    tm->precise_margin_ns = m;
 }
 
-void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w)
+void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct vigil__wait *w)
 {
     w->timeout_ns = -1;
     w->deadline_ns = 0;
-    loop->wait_target_ns = 0; /* this turn may wait: finish may spin */
-    learn_margin(loop);
+    tm->wait_target_ns = 0; /* this turn may wait: finish may spin */
+    learn_margin(tm);
     int64_t best = INT64_MAX; /* relative ns until the wait must end */
     for (int c = 0; c < VIGIL__CLK_N; c++) {
-        struct vigil__heap *h = &loop->heap[c];
+        struct vigil__heap *h = &tm->heap[c];
         if (h->n == 0)
             continue;
-        bool by_fd = c != VIGIL__CLK_MONO && loop->clk_fd[c] >= 0;
-        if (by_fd)
-            clk_arm(loop, c);
+        bool by_fd = c != VIGIL__CLK_MONO && tm->clk_fd[c] >= 0;
         const vigil_timer *t = h->a[0];
         if (t->deadline_ns == INT64_MAX)
             continue; /* 292 years away: no timeout at all */
@@ -512,7 +512,7 @@ void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w)
         int64_t rem = t->deadline_ns > now ? t->deadline_ns - now : 0;
         if (by_fd && !precise && rem > 0)
             continue; /* its timerfd wakes the loop */
-        int64_t lead = precise ? loop->precise_margin_ns : loop->comp_ns;
+        int64_t lead = precise ? tm->precise_margin_ns : tm->comp_ns;
         rem = rem > lead ? rem - lead : 0;
         if (rem < best)
             best = rem;
@@ -524,31 +524,31 @@ void vigil__timers_wait(vigil_loop *loop, struct vigil__wait *w)
         /* One more (cached) read when only other clocks asked: the backend wants an
          * absolute MONOTONIC instant too. */
         w->deadline_ns = add_clamp(clk_now(loop, VIGIL__CLK_MONO), best);
-        loop->wait_target_ns = w->deadline_ns;
+        tm->wait_target_ns = w->deadline_ns;
     }
 }
 
-void vigil__timers_finish(vigil_loop *loop)
+void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
 {
-    if (loop->wait_target_ns < 0)
+    if (tm->wait_target_ns < 0)
         return; /* a turn that was not to wait (RUN_NOWAIT, stop...): never spin either */
-    if (loop->wait_target_ns > 0) {
+    if (tm->wait_target_ns > 0) {
         /* the wait aimed at wait_target_ns: if it ended at or after it, it timed out
          * (or an fd woke it about then): that is a sample of sleep lateness */
         int64_t now = clk_now(loop, VIGIL__CLK_MONO);
-        if (now >= loop->wait_target_ns)
-            record_sleep(loop, now - loop->wait_target_ns);
+        if (now >= tm->wait_target_ns)
+            record_sleep(tm, now - tm->wait_target_ns);
     }
-    loop->wait_target_ns = -1;
+    tm->wait_target_ns = -1;
     bool spun = false;
     for (int c = 0; c < VIGIL__CLK_N; c++) {
-        struct vigil__heap *h = &loop->heap[c];
+        struct vigil__heap *h = &tm->heap[c];
         if (h->n == 0)
             continue;
         /* how far before the deadline the wait may have ended on purpose: timerfd
          * clocks wake at the deadline itself in default mode */
-        int64_t lead = is_precise(loop, h->a[0]) ? loop->precise_margin_ns
-                       : c == VIGIL__CLK_MONO || loop->clk_fd[c] < 0 ? loop->comp_ns
+        int64_t lead = is_precise(loop, h->a[0]) ? tm->precise_margin_ns
+                       : c == VIGIL__CLK_MONO || tm->clk_fd[c] < 0 ? tm->comp_ns
                                                                       : 0;
         int64_t d = h->a[0]->deadline_ns;
         if (lead == 0)
@@ -566,7 +566,7 @@ void vigil__timers_finish(vigil_loop *loop)
             prev = x;
             cpu_relax();
         }
-        loop->precise_spin_ns += (uint64_t)(prev - start);
+        tm->precise_spin_ns += (uint64_t)(prev - start);
         spun = true;
     }
     if (spun)
@@ -575,32 +575,33 @@ void vigil__timers_finish(vigil_loop *loop)
 
 /* ---------------------------------------------------------------- stats */
 
+void vigil__timers_arm(vigil_loop *loop, struct vigil__timers *tm)
+{
+    (void)loop;
+    for (int c = VIGIL__CLK_BOOT; c < VIGIL__CLK_N; c++)
+        if (tm->clk_fd[c] >= 0)
+            clk_arm(tm, c);
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
-int vigil_loop_stats(vigil_loop *loop, struct vigil_loop_stats *out)
+void vigil__timers_stats(const struct vigil__timers *tm, struct vigil_loop_stats *out)
 {
-    if (!loop || !out)
-        return -EINVAL;
-    memset(out, 0, sizeof *out);
-    out->turns = loop->turns;
-    out->waits = loop->waits;
-    out->timer_wakeups = loop->timer_wakeups;
-    out->precise_margin_ns = loop->precise_margin_ns;
-    out->precise_spin_ns = loop->precise_spin_ns;
-    out->precise_wakeups = loop->precise_wakeups;
-    out->early_wakeups = loop->early_wakeups;
-    uint32_t n = loop->nlate < VIGIL__LATE_WIN ? loop->nlate : VIGIL__LATE_WIN;
+    out->timer_wakeups = tm->timer_wakeups;
+    out->precise_margin_ns = tm->precise_margin_ns;
+    out->precise_spin_ns = tm->precise_spin_ns;
+    out->precise_wakeups = tm->precise_wakeups;
+    uint32_t n = tm->nlate < VIGIL__LATE_WIN ? tm->nlate : VIGIL__LATE_WIN;
     if (n > 0) {
         int64_t v[VIGIL__LATE_WIN];
-        memcpy(v, loop->late, n * sizeof v[0]);
+        memcpy(v, tm->late, n * sizeof v[0]);
         qsort(v, n, sizeof v[0], cmp_i64);
         out->late_p50_ns = v[n / 2];
         out->late_p99_ns = v[(n - 1) * 99 / 100];
         out->late_max_ns = v[n - 1];
     }
-    return 0;
 }

@@ -14,14 +14,18 @@
  *           shared) and writes an eventfd the loop watches (an internal vigil_io);
  *           after each dispatch the loop thread bumps w->ctl to let the helper look
  *           again.
- * Ops are the loop thread's: they come from a per-thread free list (grown at a new
- * high-water mark, never on a steady-state turn) so that a watcher stopped while its op
- * is in the kernel can be freed by its owner at once (the op completes, later, into
- * the free list).
+ * Per-loop state (a module, see loop.h): the started watchers, so vigil_loop_free stops
+ * forgotten ones as it forgets every other watcher (joining their helper threads), and
+ * the ops' free list: an op is taken from it (grown at a new high-water mark, never on
+ * a steady-state turn) so that a watcher stopped while its op is in the kernel can be
+ * freed by its owner at once (the op completes, later, into the free list).
+ * Callbacks run at the turn's completion point on every backend: the io_uring op
+ * completion runs there, and the helper thread's eventfd watcher only queues the
+ * dispatch for it.
  */
 #include "loop/loop.h"
-#include "sys/probe.h"
 #include "ring/ring.h"
+#include "sys/probe.h"
 #include "mq/mq_internal.h"
 #include "vigil/mq_watch.h"
 
@@ -48,10 +52,18 @@ enum { OPK_NOP = 1, OPK_FUTEX = 2 };
 struct mqw;
 
 struct mqw_op {
-    struct vigil__uring_op base; /* first: the completion finds us from it */
+    struct vigil__ring_op base;  /* first: the completion finds us from it */
     struct mqw *w;               /* NULL once the watcher stopped */
-    struct mqw_op *next_free;
+    struct mqw_op *next_free;    /* on the free list */
+    struct mqw_op *next_all;     /* every op this loop made (freed with the loop) */
     int kind;
+};
+
+/* The module's per-loop state. */
+struct watchers {
+    struct mqw *head;            /* started watchers */
+    struct mqw_op *op_free;      /* ops not in the kernel */
+    struct mqw_op *op_all;       /* every op made (freed at loop free) */
 };
 
 struct mqw {
@@ -63,9 +75,11 @@ struct mqw {
     struct mqw_op *op;           /* uring: the op in the kernel, if any */
     uint32_t events;
     uint32_t state;
+    struct mqw *next, *prev;     /* on struct watchers' list while started */
     /* thread mode */
     int efd;
     vigil_io io;
+    struct vigil__deferred later; /* the dispatch, queued for the completion point */
     pthread_t thr;
     _Atomic uint32_t ctl;        /* bumped by the loop: dispatched, or stop */
     _Atomic uint32_t stop;
@@ -74,30 +88,46 @@ struct mqw {
 _Static_assert(sizeof(struct mqw) <= sizeof(((vigil_mq_watch *)0)->private_), "vigil_mq_watch too small");
 _Static_assert(alignof(struct mqw) <= alignof(uint64_t), "vigil_mq_watch under-aligned");
 
-static inline struct mqw *W(vigil_mq_watch *w)
+static inline struct mqw *watch_of(vigil_mq_watch *w)
 {
     return (struct mqw *)(void *)w->private_;
 }
 
-/* ------------------------------------------------------------- op pool */
+/* ------------------------------------------------------------- module state */
 
-static _Thread_local struct mqw_op *op_pool;
+static void watchers_fini(vigil_loop *loop, void *state);
 
-static struct mqw_op *op_get(void)
+static struct watchers *watchers_get(vigil_loop *loop)
 {
-    struct mqw_op *op = op_pool;
-    if (op) {
-        op_pool = op->next_free;
-        return op;
-    }
-    return calloc(1, sizeof *op); /* a new high-water mark of ops in flight */
+    struct watchers *ws = loop->mod[VIGIL__MOD_MQ_WATCH];
+    if (ws)
+        return ws;
+    ws = calloc(1, sizeof *ws);
+    if (ws)
+        vigil__module_attach(loop, VIGIL__MOD_MQ_WATCH, ws, watchers_fini);
+    return ws;
 }
 
-static void op_put(struct mqw_op *op)
+static struct mqw_op *op_get(struct watchers *ws)
+{
+    struct mqw_op *op = ws->op_free;
+    if (op) {
+        ws->op_free = op->next_free;
+        return op;
+    }
+    op = calloc(1, sizeof *op); /* a new high-water mark of ops in flight */
+    if (op) {
+        op->next_all = ws->op_all;
+        ws->op_all = op;
+    }
+    return op;
+}
+
+static void op_put(struct watchers *ws, struct mqw_op *op)
 {
     op->w = NULL;
-    op->next_free = op_pool;
-    op_pool = op;
+    op->next_free = ws->op_free;
+    ws->op_free = op;
 }
 
 /* Whether the kernel offers IORING_OP_FUTEX_WAIT: probed once per process. */
@@ -111,10 +141,9 @@ static bool have_futex_op(vigil_loop *loop)
 #endif
     int v = atomic_load_explicit(&futex_op, memory_order_relaxed);
     if (v < 0) {
-        struct io_uring *ring = vigil__uring_ring(loop);
         const uint8_t ops[] = {OP_FUTEX_WAIT};
         char why[96];
-        v = ring && vigil__uring_probe_ops(ring, ops, 1, why, sizeof why) == 0;
+        v = loop->ring && vigil__uring_probe_ops(&loop->ring->ring, ops, 1, why, sizeof why) == 0;
         atomic_store_explicit(&futex_op, v, memory_order_relaxed);
     }
     return v > 0;
@@ -149,7 +178,7 @@ static bool dispatch(vigil_loop *loop, struct mqw *w)
 
 /* ------------------------------------------------------------- uring mode */
 
-static void op_complete(struct vigil_loop *loop, struct vigil__uring_op *base, int32_t res, uint32_t cflags);
+static void op_complete(vigil_loop *loop, struct vigil__ring_op *base, int32_t res, uint32_t cflags);
 
 /* Arms the watcher's next wait: a NOP while the condition holds (the callback runs
  * next turn again), else a futex wait on state_seq with the value read before
@@ -161,12 +190,13 @@ static int uring_arm(vigil_loop *loop, struct mqw *w)
     (void)w;
     return -ENOSYS;
 #else
-    struct mqw_op *op = op_get();
+    struct watchers *ws = loop->mod[VIGIL__MOD_MQ_WATCH];
+    struct mqw_op *op = op_get(ws);
     if (!op)
         return -ENOMEM;
-    struct io_uring_sqe *sqe = vigil__uring_sqe(loop);
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe) {
-        op_put(op);
+        op_put(ws, op);
         return -EBUSY;
     }
     struct vigil__mq_hdr *h = w->q->h;
@@ -187,7 +217,7 @@ static int uring_arm(vigil_loop *loop, struct mqw *w)
     }
     op->base.complete = op_complete;
     op->w = w;
-    vigil__uring_sqe_op(sqe, &op->base);
+    vigil__ring_op_prep(loop->ring, sqe, &op->base);
     w->op = op;
     return 0;
 #endif
@@ -195,13 +225,13 @@ static int uring_arm(vigil_loop *loop, struct mqw *w)
 
 static int thread_start(vigil_loop *loop, struct mqw *w);
 
-static void op_complete(struct vigil_loop *loop, struct vigil__uring_op *base, int32_t res, uint32_t cflags)
+static void op_complete(vigil_loop *loop, struct vigil__ring_op *base, int32_t res, uint32_t cflags)
 {
     (void)cflags;
     struct mqw_op *op = (struct mqw_op *)base;
     struct mqw *w = op->w;
     int kind = op->kind;
-    op_put(op);
+    op_put(loop->mod[VIGIL__MOD_MQ_WATCH], op);
     if (!w)
         return; /* stopped while in the kernel */
     w->op = NULL;
@@ -265,13 +295,10 @@ static void *helper_main(void *arg)
     }
 }
 
-static void io_cb(vigil_loop *loop, vigil_io *io, int revents)
+/* The completion point's work for a threaded watcher (turn.h step 5). */
+static void later_run(vigil_loop *loop, struct vigil__deferred *d)
 {
-    (void)revents;
-    struct mqw *w = (struct mqw *)((char *)io - offsetof(struct mqw, io));
-    uint64_t v;
-    ssize_t n = read(w->efd, &v, sizeof v);
-    (void)n;
+    struct mqw *w = (struct mqw *)(void *)((char *)d - offsetof(struct mqw, later));
     if (dispatch(loop, w))
         return;
     if (w->state & MQW_ACTIVE) {
@@ -281,6 +308,17 @@ static void io_cb(vigil_loop *loop, vigil_io *io, int revents)
     }
 }
 
+/* The helper's eventfd (step 4, fd events): queues the dispatch, runs no callback. */
+static void io_cb(vigil_loop *loop, vigil_io *io, int revents)
+{
+    (void)revents;
+    struct mqw *w = (struct mqw *)((char *)io - offsetof(struct mqw, io));
+    uint64_t v;
+    ssize_t n = read(w->efd, &v, sizeof v);
+    (void)n;
+    vigil__defer(loop, &w->later);
+}
+
 static int thread_start(vigil_loop *loop, struct mqw *w)
 {
     w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -288,6 +326,7 @@ static int thread_start(vigil_loop *loop, struct mqw *w)
         return -errno;
     memset(&w->io, 0, sizeof w->io);
     w->io.data = w->pub;
+    w->later.run = later_run;
     int r = vigil__io_start_internal(loop, &w->io, w->efd, VIGIL_READ, io_cb);
     if (r < 0)
         goto out_close;
@@ -316,6 +355,7 @@ static void thread_stop(vigil_loop *loop, struct mqw *w)
     vigil__futex_wake(&w->q->h->state_seq, INT_MAX);
     pthread_join(w->thr, NULL);
     vigil_io_stop(loop, &w->io);
+    vigil__undefer(loop, &w->later);
     close(w->efd);
     w->efd = -1;
     w->state &= ~MQW_THREAD;
@@ -329,12 +369,15 @@ int vigil_mq_watch_start(vigil_loop *loop, vigil_mq_watch *pub, mqd_t mq, uint32
         return -EINVAL;
     if (events == 0 || (events & ~(uint32_t)(VIGIL_READ | VIGIL_WRITE)))
         return -EINVAL;
-    struct mqw *w = W(pub);
+    struct mqw *w = watch_of(pub);
     if (w->state & MQW_ACTIVE)
         return -EBUSY;
     struct vigil__mq *q = vigil__mq_get(mq);
     if (!q)
         return -EBADF;
+    struct watchers *ws = watchers_get(loop);
+    if (!ws)
+        return -ENOMEM;
     memset(w, 0, sizeof *w);
     w->cb = cb;
     w->loop = loop;
@@ -346,7 +389,7 @@ int vigil_mq_watch_start(vigil_loop *loop, vigil_mq_watch *pub, mqd_t mq, uint32
     if (r < 0)
         return r;
     w->state = MQW_ACTIVE;
-    if (vigil__uring_ring(loop) && have_futex_op(loop))
+    if (loop->ring && have_futex_op(loop))
         r = uring_arm(loop, w);
     else
         r = thread_start(loop, w);
@@ -355,6 +398,11 @@ int vigil_mq_watch_start(vigil_loop *loop, vigil_mq_watch *pub, mqd_t mq, uint32
         vigil__mq_watchers(q, -1);
         return r;
     }
+    w->prev = NULL;
+    w->next = ws->head;
+    if (ws->head)
+        ws->head->prev = w;
+    ws->head = w;
     loop->active++;
     return 0;
 }
@@ -363,9 +411,17 @@ int vigil_mq_watch_stop(vigil_loop *loop, vigil_mq_watch *pub)
 {
     if (!loop || !pub)
         return -EINVAL;
-    struct mqw *w = W(pub);
+    struct mqw *w = watch_of(pub);
     if (!(w->state & MQW_ACTIVE))
         return 0;
+    struct watchers *ws = loop->mod[VIGIL__MOD_MQ_WATCH];
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        ws->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->next = w->prev = NULL;
     if (w->gone) {
         *w->gone = true; /* a callback of ours is running: it must not touch w again */
         w->gone = NULL;
@@ -373,7 +429,7 @@ int vigil_mq_watch_stop(vigil_loop *loop, vigil_mq_watch *pub)
     if (w->op) {
         /* The op completes later into the free list; w is free to go now. */
         w->op->w = NULL;
-        vigil__uring_cancel(loop, &w->op->base);
+        vigil__ring_cancel(loop->ring, &w->op->base);
         w->op = NULL;
     }
     if (w->state & MQW_THREAD)
@@ -394,4 +450,21 @@ int vigil_mq_watch_threaded(const vigil_mq_watch *pub)
 {
     const struct mqw *w = (const struct mqw *)(const void *)pub->private_;
     return (w->state & MQW_THREAD) != 0;
+}
+
+/* vigil_loop_free: a watcher still started is stopped (its helper thread joined), as
+ * every other kind of watcher is forgotten; then the ops go (the ring closes after this,
+ * and nothing reads an op's memory but its completion, which will not come). */
+static void watchers_fini(vigil_loop *loop, void *state)
+{
+    struct watchers *ws = state;
+    while (ws->head)
+        vigil_mq_watch_stop(loop, ws->head->pub);
+    struct mqw_op *op = ws->op_all;
+    while (op) {
+        struct mqw_op *next = op->next_all;
+        free(op);
+        op = next;
+    }
+    free(ws);
 }

@@ -1,94 +1,113 @@
-/* The io_uring op mechanism for feature modules (src/uring.h): their SQEs ride in the
- * same io_uring_enter as the turn's interest changes and wait; their completions come
- * back through op->complete during the turn (backend_uring.c reaps them).
+/* The one io_uring submission path (see ring.h): setup, slot, tail, enter, cancel, and
+ * the completion point. Only the loop thread calls these.
  */
-#include "loop/loop.h"
 #include "ring/ring.h"
+#include "loop/loop.h"
+#include "sys/probe.h"
 
 #include <errno.h>
-#include <stddef.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #ifdef VIGIL_HAVE_LIBURING
 
-static struct vigil__uring *ring_of(struct vigil_loop *loop)
+int vigil__ring_new(struct vigil__ring **out, unsigned entries, unsigned cq_entries, unsigned flags, char *why,
+                    size_t whylen)
 {
-    return loop && loop->backend == &vigil__backend_uring ? loop->bk : NULL;
-}
-
-int vigil__uring_enable(struct vigil__uring *u)
-{
-    if (u->enabled)
-        return 0;
-    int r = io_uring_register(u->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0);
-    if (r < 0)
-        return r;
-    u->enabled = true;
+    struct vigil__ring *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    int e = vigil__uring_setup(&r->ring, entries, cq_entries, &flags, why, whylen);
+    if (e < 0) {
+        free(r);
+        return e;
+    }
+    r->setup_flags = flags;
+    r->enabled = !(flags & IORING_SETUP_R_DISABLED);
+    *out = r;
     return 0;
 }
 
-int vigil__uring_submit(struct vigil__uring *u)
+void vigil__ring_free(struct vigil__ring *r)
 {
-    int r = vigil__uring_enable(u);
-    if (r < 0)
-        return r;
-    struct io_uring_sq *sq = &u->ring.sq;
+    if (!r)
+        return;
+    io_uring_queue_exit(&r->ring);
+    free(r);
+}
+
+static int enable(struct vigil__ring *r)
+{
+    int e = io_uring_register(r->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0);
+    if (e < 0)
+        return e;
+    r->enabled = true;
+    return 0;
+}
+
+/* Publishes the filled slots; returns how many the kernel has not consumed. */
+static inline unsigned publish(struct vigil__ring *r)
+{
+    struct io_uring_sq *sq = &r->ring.sq;
     unsigned tail = sq->sqe_tail;
     if (sq->sqe_head != tail) {
         sq->sqe_head = tail;
         /* Release: the SQE contents must be visible to the kernel before the tail that
-         * publishes them (pairs with its acquire of the tail). */
+         * hands them over (pairs with its acquire of the tail). */
         io_uring_smp_store_release(sq->ktail, tail);
     }
-    unsigned pending = tail - io_uring_smp_load_acquire(sq->khead);
-    if (pending == 0)
-        return 0;
-    u->enters++;
-    long n = syscall(__NR_io_uring_enter, u->ring.ring_fd, pending, 0, 0, NULL, 0);
+    /* Acquire: the kernel's head tells which slots it has read. */
+    return tail - io_uring_smp_load_acquire(sq->khead);
+}
+
+int vigil__ring_enter(struct vigil__ring *r, unsigned min_complete, unsigned flags,
+                      const struct io_uring_getevents_arg *arg)
+{
+    if (!r->enabled) {
+        int e = enable(r);
+        if (e < 0)
+            return e;
+    }
+    unsigned to_submit = publish(r);
+    r->enters++;
+    long n = syscall(__NR_io_uring_enter, r->ring.ring_fd, to_submit, min_complete, flags, arg,
+                     arg ? sizeof *arg : 0);
     return n < 0 ? -errno : (int)n;
 }
 
-struct io_uring_sqe *vigil__uring_sqe(struct vigil_loop *loop)
+bool vigil__ring_pending(struct vigil__ring *r)
 {
-    struct vigil__uring *u = ring_of(loop);
-    if (!u)
+    struct io_uring_sq *sq = &r->ring.sq;
+    /* The kernel sets these flags in shared memory; a relaxed read is enough, since the
+     * enter that follows (or the next turn's check) is what acts on them. */
+    unsigned sq_flags = IO_URING_READ_ONCE(*sq->kflags);
+    return sq->sqe_tail != io_uring_smp_load_acquire(sq->khead) ||
+           (sq_flags & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
+}
+
+int vigil__ring_flush(struct vigil__ring *r)
+{
+    if (r->ring.sq.sqe_tail == io_uring_smp_load_acquire(r->ring.sq.khead))
+        return 0;
+    return vigil__ring_enter(r, 0, 0, NULL);
+}
+
+struct io_uring_sqe *vigil__ring_sqe_full(struct vigil__ring *r)
+{
+    int e = vigil__ring_flush(r);
+    if (e < 0 && !vigil__ring_benign(e))
         return NULL;
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-    if (!sqe) {
-        /* The SQ ring is full: hand what it holds to the kernel now (one extra system
-         * call in this turn), never drop a request. */
-        if (vigil__uring_submit(u) < 0)
-            return NULL;
-        sqe = io_uring_get_sqe(&u->ring);
-        if (!sqe)
-            return NULL;
-    }
-    /* Counted now: the caller turns it into an op with vigil__uring_sqe_op. */
-    u->inflight++;
-    return sqe;
+    return io_uring_get_sqe(&r->ring);
 }
 
-void vigil__uring_sqe_op(struct io_uring_sqe *sqe, struct vigil__uring_op *op)
+int vigil__ring_cancel(struct vigil__ring *r, struct vigil__ring_op *op)
 {
-    /* An op pointer is at least 4-byte aligned: its low bits are the op tag (00). */
-    io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op);
-}
-
-int vigil__uring_cancel(struct vigil_loop *loop, struct vigil__uring_op *op)
-{
-    struct vigil__uring *u = ring_of(loop);
-    if (!u)
+    if (!r)
         return -ENOSYS;
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-    if (!sqe) {
-        int r = vigil__uring_submit(u);
-        if (r < 0)
-            return r;
-        sqe = io_uring_get_sqe(&u->ring);
-        if (!sqe)
-            return -EBUSY;
-    }
+    struct io_uring_sqe *sqe = vigil__ring_sqe(r);
+    if (!sqe)
+        return -EBUSY;
     io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)op, 0);
     /* The op itself completes (-ECANCELED or its result); the cancel's own completion
      * (0, -ENOENT when it already finished, -EALREADY when running) tells us nothing. */
@@ -97,48 +116,71 @@ int vigil__uring_cancel(struct vigil_loop *loop, struct vigil__uring_op *op)
     return 0;
 }
 
-struct io_uring *vigil__uring_ring(struct vigil_loop *loop)
+void vigil__ring_complete(struct vigil_loop *loop, struct vigil__ring *r)
 {
-    struct vigil__uring *u = ring_of(loop);
-    return u ? &u->ring : NULL;
+    /* A completion may queue new SQEs (a retry, a re-armed wait) but never reads the CQ
+     * ring, so the queue cannot grow under this walk. */
+    unsigned n = r->ndone;
+    for (unsigned i = 0; i < n; i++) {
+        struct vigil__ring_op *op = (struct vigil__ring_op *)(uintptr_t)r->done[i].user_data;
+        uint32_t flags = r->done[i].flags;
+        if (!(flags & IORING_CQE_F_MORE))
+            r->inflight--;
+        op->complete(loop, op, r->done[i].res, flags);
+    }
+    r->ndone = 0;
 }
 
-unsigned vigil__uring_inflight(struct vigil_loop *loop)
+int vigil__ring_drain(struct vigil_loop *loop, struct vigil__ring *r)
 {
-    struct vigil__uring *u = ring_of(loop);
-    return u ? u->inflight : 0;
+    int e = vigil__ring_enter(r, 1, IORING_ENTER_GETEVENTS, NULL);
+    if (!vigil__ring_benign(e))
+        return e;
+    struct io_uring *ring = &r->ring;
+    for (;;) {
+        unsigned head = *ring->cq.khead;
+        /* Acquire: the CQE contents are read after the tail that published them. */
+        unsigned tail = io_uring_smp_load_acquire(ring->cq.ktail);
+        if (head == tail)
+            break;
+        struct io_uring_cqe *cqe = &ring->cq.cqes[head & ring->cq.ring_mask];
+        if ((cqe->user_data & VIGIL__UD_TAG) == VIGIL__UD_OP && cqe->user_data &&
+            !vigil__ring_queue(r, cqe->user_data, cqe->res, cqe->flags))
+            break;
+        /* Release: done reading this CQE before the kernel may reuse its slot. */
+        io_uring_smp_store_release(ring->cq.khead, head + 1);
+    }
+    vigil__ring_complete(loop, r);
+    return 0;
 }
 
-#else /* !VIGIL_HAVE_LIBURING: the backend refuses at init, so these see no ring */
-
-struct io_uring_sqe *vigil__uring_sqe(struct vigil_loop *loop)
+unsigned vigil__ring_inflight(const struct vigil__ring *r)
 {
-    (void)loop;
-    return NULL;
+    return r ? r->inflight : 0;
 }
 
-void vigil__uring_sqe_op(struct io_uring_sqe *sqe, struct vigil__uring_op *op)
-{
-    (void)sqe;
-    (void)op;
-}
+#else /* !VIGIL_HAVE_LIBURING: the backend refuses at init, so no ring ever exists */
 
-int vigil__uring_cancel(struct vigil_loop *loop, struct vigil__uring_op *op)
+int vigil__ring_cancel(struct vigil__ring *r, struct vigil__ring_op *op)
 {
-    (void)loop;
+    (void)r;
     (void)op;
     return -ENOSYS;
 }
-
-struct io_uring *vigil__uring_ring(struct vigil_loop *loop)
+void vigil__ring_complete(struct vigil_loop *loop, struct vigil__ring *r)
 {
     (void)loop;
-    return NULL;
+    (void)r;
 }
-
-unsigned vigil__uring_inflight(struct vigil_loop *loop)
+int vigil__ring_drain(struct vigil_loop *loop, struct vigil__ring *r)
 {
     (void)loop;
+    (void)r;
+    return -ENOSYS;
+}
+unsigned vigil__ring_inflight(const struct vigil__ring *r)
+{
+    (void)r;
     return 0;
 }
 

@@ -1,73 +1,136 @@
-/* What the io_uring backend offers the feature modules (file I/O, mq watch): SQEs that
- * go to the kernel in the same io_uring_enter as the turn's interest changes and wait,
- * and a completion callback per operation.
+/* src/ring/: the one io_uring submission path. The io_uring backend (src/backend/
+ * uring.c), file I/O (src/file/engine_uring.c) and mq watchers (src/mq/watch.c) all
+ * reach the kernel through these calls: a submission slot (or flush the ring and retry),
+ * the tail that publishes slots, io_uring_enter and its harmless errors, an op's
+ * completion hook and the point of the turn where completions run.
+ * May call: src/sys (probe), liburing's inline ring helpers. Never calls a backend.
  *
- *   struct my_req { struct vigil__uring_op op; ... };
- *   struct io_uring_sqe *sqe = vigil__uring_sqe(loop);   // NULL: not on io_uring
+ *   struct my_req { struct vigil__ring_op op; ... };
+ *   struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);    // NULL: ring broken
  *   io_uring_prep_read(sqe, ...);
- *   vigil__uring_sqe_op(sqe, &req->op);                    // sets user_data
- *   -> later, in the loop thread, during the turn's dispatch:
- *   req->op.complete(loop, &req->op, cqe->res, cqe->flags);
+ *   vigil__ring_op_prep(loop->ring, sqe, &req->op);            // user_data, in flight
+ *   -> the turn's one io_uring_enter submits it; its completion is read from the CQ ring
+ *      by the backend (vigil__ring_queue) and run at the turn's completion point
+ *      (vigil__ring_complete, after fd events), in the loop thread:
+ *   req->op.complete(loop, &req->op, res, cqe_flags);
  *
- * The backend tags user_data so poll completions and ops never mix. An op's memory must
- * stay valid until its completion ran (cancel with vigil__uring_cancel, which queues
- * IORING_OP_ASYNC_CANCEL; the op still completes, with -ECANCELED or its result).
+ * An op's memory must stay valid until its completion ran. vigil__ring_cancel queues an
+ * IORING_OP_ASYNC_CANCEL; the op still completes, with -ECANCELED or its result.
  */
-#ifndef VIGIL_URING_H
-#define VIGIL_URING_H
+#ifndef VIGIL_RING_H
+#define VIGIL_RING_H
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct vigil_loop;
 struct io_uring_sqe;
 
-struct vigil__uring_op {
-    void (*complete)(struct vigil_loop *loop, struct vigil__uring_op *op, int32_t res, uint32_t cqe_flags);
+struct vigil__ring_op {
+    void (*complete)(struct vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t cqe_flags);
 };
 
-/* An SQE for this turn's submission, or NULL when the loop does not run io_uring. When
- * the submission ring is full, the backend submits what it holds first (one extra
- * system call, never a lost request). */
-struct io_uring_sqe *vigil__uring_sqe(struct vigil_loop *loop);
-void vigil__uring_sqe_op(struct io_uring_sqe *sqe, struct vigil__uring_op *op);
-int vigil__uring_cancel(struct vigil_loop *loop, struct vigil__uring_op *op);
-/* The ring itself, for registration calls (files, buffers); NULL when not on io_uring. */
-struct io_uring *vigil__uring_ring(struct vigil_loop *loop);
-/* Number of ops submitted and not yet completed (keeps vigil_loop_free waiting). */
-unsigned vigil__uring_inflight(struct vigil_loop *loop);
-
-/* The completion's user_data says what it is (the low two bits; op pointers are at
- * least 4-byte aligned, so theirs are 00):
- *   00  a feature module's op: the pointer itself (NULL never appears);
- *   01  an fd's poll: bits 2..31 the arm id (slot->bk), bits 32..63 the fd;
- *   10  a request whose completion means nothing to us (poll update or remove,
- *       cancel): ignored. */
+/* A completion's user_data says what it is (the low two bits; op pointers are at least
+ * 4-byte aligned, so theirs are 00):
+ *   00  an op: the pointer itself (NULL never appears);
+ *   01  an fd's poll (the io_uring backend's own encoding above the tag);
+ *   10  a request whose completion means nothing (poll update or remove, cancel). */
 #define VIGIL__UD_OP 0x0u
 #define VIGIL__UD_POLL 0x1u
 #define VIGIL__UD_IGNORE 0x2u
 #define VIGIL__UD_TAG 0x3u
 
+/* Op completions read from the CQ ring in one turn, at most this many; the rest wait in
+ * the CQ ring for the next turn. */
+#define VIGIL__RING_DONE_CAP 512
+
+struct vigil__ring;
+
+/* Harmless returns of io_uring_enter: the deadline passed (-ETIME), a signal (-EINTR),
+ * the CQ ring is full of completions not read yet (-EBUSY, -EAGAIN: reading them is the
+ * cure). Every caller treats them as "the enter is over"; anything else is an error. */
+static inline bool vigil__ring_benign(int r)
+{
+    return r >= 0 || r == -ETIME || r == -EINTR || r == -EBUSY || r == -EAGAIN;
+}
+
 #ifdef VIGIL_HAVE_LIBURING
 #include <liburing.h>
 
-/* loop->bk when the loop runs io_uring (backend_uring.c; the op calls in uring.c). */
-struct vigil__uring {
-    struct io_uring ring;
-    unsigned setup_flags;   /* what io_uring_setup accepted */
-    unsigned inflight;      /* feature ops submitted, not yet completed */
-    uint32_t arm_seq;       /* last poll arm id handed out (30 bits, never 0) */
-    bool enabled;           /* IORING_SETUP_R_DISABLED lifted (first turn) */
-    bool abs_timer;         /* the kernel takes IORING_ENTER_ABS_TIMER (6.12+) */
-    uint64_t enters;        /* io_uring_enter calls, for tests and the lab */
-    unsigned spurious;      /* this wait's polls that fired only for unwanted bits */
-    unsigned ops_done;      /* this wait's op completions */
+struct vigil__ring_cqe {
+    uint64_t user_data;
+    int32_t res;
+    uint32_t flags;
 };
 
-/* Lifts R_DISABLED: the calling thread becomes the ring's single issuer. */
-int vigil__uring_enable(struct vigil__uring *u);
-/* Submits what the SQ ring holds (one io_uring_enter), without waiting. */
-int vigil__uring_submit(struct vigil__uring *u);
+struct vigil__ring {
+    struct io_uring ring;
+    unsigned setup_flags; /* what io_uring_setup accepted */
+    bool enabled;         /* IORING_SETUP_R_DISABLED lifted (the issuer thread is fixed) */
+    unsigned inflight;    /* ops submitted whose last completion has not run */
+    uint64_t enters;      /* io_uring_enter calls, for tests */
+    unsigned ndone;       /* op completions read, waiting for the completion point */
+    struct vigil__ring_cqe done[VIGIL__RING_DONE_CAP];
+};
+
+/* Sets up a ring (flags the kernel refuses are dropped, see vigil__uring_setup), or a
+ * negative errno with why. */
+int vigil__ring_new(struct vigil__ring **out, unsigned entries, unsigned cq_entries, unsigned flags, char *why,
+                    size_t whylen);
+/* Closes the ring: the kernel cancels everything in flight. */
+void vigil__ring_free(struct vigil__ring *r);
+
+/* Publishes the slots filled since the last call (tail) and makes one io_uring_enter
+ * with everything the kernel has not consumed, min_complete, flags and arg (may be
+ * NULL). Lifts R_DISABLED first: the calling thread becomes the ring's issuer. */
+int vigil__ring_enter(struct vigil__ring *r, unsigned min_complete, unsigned flags,
+                      const struct io_uring_getevents_arg *arg);
+/* Whether an enter is needed for anything but waiting: slots to submit, or deferred
+ * completion work or an overflow the kernel flagged. */
+bool vigil__ring_pending(struct vigil__ring *r);
+/* Submits what the ring holds without waiting (one io_uring_enter, none if empty). */
+int vigil__ring_flush(struct vigil__ring *r);
+
+/* The slow half of vigil__ring_sqe: the ring is full, flush it and retry. */
+struct io_uring_sqe *vigil__ring_sqe_full(struct vigil__ring *r);
+
+/* A submission slot for this turn's enter, or NULL when the ring is full and could not
+ * be flushed (the ring is broken). Never drops a request: a full ring is flushed first
+ * (one extra system call in a very large turn). */
+static inline struct io_uring_sqe *vigil__ring_sqe(struct vigil__ring *r)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+    return sqe ? sqe : vigil__ring_sqe_full(r);
+}
+
+/* Makes sqe an op: its completion runs op->complete. Counted in flight until then. */
+static inline void vigil__ring_op_prep(struct vigil__ring *r, struct io_uring_sqe *sqe, struct vigil__ring_op *op)
+{
+    io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op | VIGIL__UD_OP);
+    r->inflight++;
+}
+
+/* Queues a completion of an op read from the CQ ring, for the completion point; false
+ * when this turn's queue is full (leave the CQE in the ring). */
+static inline bool vigil__ring_queue(struct vigil__ring *r, uint64_t ud, int32_t res, uint32_t flags)
+{
+    if (r->ndone == VIGIL__RING_DONE_CAP)
+        return false;
+    r->done[r->ndone++] = (struct vigil__ring_cqe){ud, res, flags};
+    return true;
+}
 #endif
+
+/* Asks the kernel to cancel op (its completion still runs). -ENOSYS without a ring. */
+int vigil__ring_cancel(struct vigil__ring *r, struct vigil__ring_op *op);
+/* The completion point of a turn: runs the queued op completions in CQ order. */
+void vigil__ring_complete(struct vigil_loop *loop, struct vigil__ring *r);
+/* Used while vigil_loop_free drains: waits for at least one completion, runs every op
+ * completion the CQ ring holds (other CQEs are the dying backend's: dropped). */
+int vigil__ring_drain(struct vigil_loop *loop, struct vigil__ring *r);
+/* Ops in flight (keeps vigil_loop_free waiting); 0 without a ring. */
+unsigned vigil__ring_inflight(const struct vigil__ring *r);
 
 #endif

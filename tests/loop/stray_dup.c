@@ -49,7 +49,7 @@ int main(void)
 
     /* And the loop is not kept busy by the stray file: with the new pipe drained, a
      * blocking turn with a wakeup queued returns with no watcher called. */
-    CHECK_EQ(vigil_wakeup(loop), 0);
+    CHECK_EQ(vigil_loop_wakeup(loop), 0);
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_ONCE), 1);
     CHECK_EQ(new_calls, 1);
     CHECK_EQ(old_calls, 0);

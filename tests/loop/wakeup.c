@@ -1,4 +1,4 @@
-/* vigil_wakeup from another thread ends a blocking wait and runs on_wakeup in the loop
+/* vigil_loop_wakeup from another thread ends a blocking wait and runs on_wakeup in the loop
  * thread; wakeups before the loop runs coalesce into one call. */
 #include "vt.h"
 
@@ -21,7 +21,7 @@ static void *waker(void *arg)
 {
     vigil_loop *loop = arg;
     usleep(20000);
-    CHECK_EQ(vigil_wakeup(loop), 0);
+    CHECK_EQ(vigil_loop_wakeup(loop), 0);
     return NULL;
 }
 
@@ -44,14 +44,14 @@ int main(void)
 
     /* Coalescing. */
     for (int i = 0; i < 5; i++)
-        CHECK_EQ(vigil_wakeup(loop), 0);
+        CHECK_EQ(vigil_loop_wakeup(loop), 0);
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_ONCE), 0);
     CHECK_EQ(atomic_load(&woken), 2);
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 0);
     CHECK_EQ(atomic_load(&woken), 2);
 
     /* Many wakeups from several threads while the loop turns: none lost at the end. */
-    CHECK_EQ(vigil_wakeup(loop), 0);
+    CHECK_EQ(vigil_loop_wakeup(loop), 0);
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_ONCE), 0);
     CHECK_EQ(atomic_load(&woken), 3);
 

@@ -3,7 +3,7 @@
  * overflow clamps too. A loop whose only timer is that far away still runs NOWAIT. */
 #include "tt.h"
 
-#include "loop/loop.h" /* the private deadline field, to check the clamp itself */
+#include "loop/timer.h" /* the private deadline field, to check the clamp itself */
 
 #include <unistd.h>
 
@@ -58,7 +58,6 @@ int main(void)
     struct vigil_loop_stats st;
     CHECK_EQ(vigil_loop_stats(loop, &st), 0);
     CHECK_EQ(st.late_max_ns, INT64_MAX);
-    CHECK_EQ(st.early_wakeups, 0);
 
     /* A past deadline of -1 ns on a timerfd clock, started by a callback of that
      * clock's firing pass (so that pass does not fire it): the turn must not sleep on

@@ -4,7 +4,7 @@
  * callbacks in (deadline, start order) order. */
 #include "tt.h"
 
-#include "loop/loop.h"
+#include "loop/timer.h"
 
 #define N 1000000
 #define OPS 2000000
@@ -35,7 +35,7 @@ static void in_order(vigil_loop *loop, vigil_timer *t)
 static void validate(vigil_loop *loop)
 {
     for (int c = 0; c < VIGIL__CLK_N; c++)
-        CHECK(vigil__heap_valid(&loop->heap[c]));
+        CHECK(vigil__heap_valid(&vigil__timers_of(loop)->heap[c]));
 }
 
 int main(void)
@@ -70,7 +70,7 @@ int main(void)
             validate(loop);
     }
     validate(loop);
-    CHECK_EQ(loop->heap[0].n + loop->heap[1].n + loop->heap[2].n, active);
+    CHECK_EQ(vigil__timers_of(loop)->heap[0].n + vigil__timers_of(loop)->heap[1].n + vigil__timers_of(loop)->heap[2].n, active);
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 1); /* nothing due */
 
     /* Fire: stop all, then start 1,000,000 MONOTONIC timers with past absolute

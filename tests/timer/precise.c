@@ -45,7 +45,6 @@ static void check_stats(vigil_loop *loop, long n, int64_t budget)
     CHECK_EQ(vigil_loop_stats(loop, &st), 0);
     CHECK_EQ(st.precise_wakeups, n);
     CHECK_EQ(st.timer_wakeups, n);
-    CHECK_EQ(st.early_wakeups, 0);
     CHECK(st.precise_margin_ns > 0 && st.precise_margin_ns <= budget);
     CHECK(st.late_p50_ns >= 0);
     printf("precise: %ld wake-ups, lateness p50 %lld p99 %lld max %lld ns, margin %lld ns, spin %.1f us/wake-up\n",

@@ -10,7 +10,7 @@
  * A relative MONOTONIC timer is not moved by any of it. */
 #include "tt.h"
 
-#include "loop/loop.h"
+#include "loop/timer.h"
 
 static int real_fired, guard_fired, mono_fired;
 static int64_t real_deadline;
@@ -19,7 +19,7 @@ static void real_cb(vigil_loop *loop, vigil_timer *t)
 {
     (void)t;
     /* the timers' view of REALTIME: the real clock plus the injected offset */
-    CHECK(tt_now(CLOCK_REALTIME) + loop->real_offset_ns >= real_deadline);
+    CHECK(tt_now(CLOCK_REALTIME) + vigil__timers_of(loop)->real_offset_ns >= real_deadline);
     real_fired++;
 }
 
@@ -56,7 +56,7 @@ int main(void)
     CHECK(vigil_timer_active(&mono));
 
     /* backward, injected from a callback (during a turn, as the timerfd's ECANCELED is) */
-    real_deadline = tt_now(CLOCK_REALTIME) + loop->real_offset_ns + 1000 * TT_MS;
+    real_deadline = tt_now(CLOCK_REALTIME) + vigil__timers_of(loop)->real_offset_ns + 1000 * TT_MS;
     CHECK_EQ(vigil_timer_start(loop, &rt, CLOCK_REALTIME, real_deadline, 0, VIGIL_TIMER_ABS, real_cb), 0);
     jump.data = (void *)(intptr_t)-hour;
     CHECK_EQ(vigil_timer_start(loop, &jump, CLOCK_MONOTONIC, TT_MS, 0, 0, jump_cb), 0);
@@ -78,7 +78,7 @@ int main(void)
 
     /* the timerfd is re-armed against the new clock: a REALTIME timer 20 ms away in the
      * shifted view fires through it (the loop's only other timer is an hour away) */
-    real_deadline = tt_now(CLOCK_REALTIME) + loop->real_offset_ns + 20 * TT_MS;
+    real_deadline = tt_now(CLOCK_REALTIME) + vigil__timers_of(loop)->real_offset_ns + 20 * TT_MS;
     CHECK_EQ(vigil_timer_stop(loop, &guard), 0);
     CHECK_EQ(vigil_timer_start(loop, &rt, CLOCK_REALTIME, real_deadline, 0, VIGIL_TIMER_ABS, real_cb), 0);
     while (real_fired < 3)

@@ -56,7 +56,6 @@ int main(void)
     struct vigil_loop_stats st;
     CHECK_EQ(vigil_loop_stats(loop, &st), 0);
     CHECK_EQ(st.timer_wakeups, 12);
-    CHECK_EQ(st.early_wakeups, 0);
     CHECK(st.late_p50_ns >= 0 && st.late_max_ns >= st.late_p99_ns && st.late_p99_ns >= st.late_p50_ns);
     CHECK_EQ(vigil_loop_free(loop), 0);
     return 0;

@@ -28,7 +28,7 @@ int main(void)
     vigil_loop_options_init(&o);
     o.backend = VIGIL_BACKEND_URING;
     vigil_loop *loop = vt_loop_opts(&o);
-    struct vigil__uring *u = loop->bk;
+    struct vigil__ring *u = loop->ring;
     int p[2];
     CHECK_SYS(pipe(p));
     vigil_io w = {0};

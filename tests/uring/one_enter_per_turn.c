@@ -36,7 +36,7 @@ int main(void)
     vigil_loop_options_init(&o);
     o.backend = VIGIL_BACKEND_URING;
     vigil_loop *loop = vt_loop_opts(&o);
-    struct vigil__uring *u = loop->bk;
+    struct vigil__ring *u = loop->ring;
     vigil_timer t = {0};
     CHECK_EQ(vigil_timer_start(loop, &t, CLOCK_MONOTONIC, 600 * 1000000000LL, 0, 0, on_timer), 0);
     unsigned char wr[N] = {0};

@@ -1,7 +1,8 @@
-/* The op mechanism feature modules use (src/uring.h): an SQE taken during a turn goes
- * to the kernel with the next turn's enter and its completion runs op->complete in the
- * loop thread; more SQEs than the ring holds are submitted in chunks, none lost;
- * vigil__uring_cancel ends a pending op with -ECANCELED; inflight counts them. */
+/* The one io_uring submission path feature modules use (src/ring): an SQE taken during a
+ * turn goes to the kernel with the next turn's enter and its completion runs
+ * op->complete in the loop thread, at the turn's completion point; more SQEs than the
+ * ring holds are submitted in chunks, none lost; vigil__ring_cancel ends a pending op
+ * with -ECANCELED; inflight counts them. */
 #include "vt.h"
 #include "loop/loop.h"
 #include "ring/ring.h"
@@ -10,12 +11,12 @@
 #include <liburing.h>
 
 struct my_op {
-    struct vigil__uring_op op;
+    struct vigil__ring_op op;
     int done;
     int32_t res;
 };
 
-static void complete(struct vigil_loop *loop, struct vigil__uring_op *op, int32_t res, uint32_t flags)
+static void complete(struct vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags)
 {
     (void)loop;
     (void)flags;
@@ -34,19 +35,19 @@ int main(void)
     vigil_loop_options_init(&o);
     o.backend = VIGIL_BACKEND_URING;
     vigil_loop *loop = vt_loop_opts(&o);
-    CHECK(vigil__uring_ring(loop) != NULL);
+    CHECK(loop->ring != NULL);
 
     enum { N = 1000 };
     static struct my_op nops[N];
     for (int i = 0; i < N; i++) {
-        struct io_uring_sqe *sqe = vigil__uring_sqe(loop);
+        struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
         CHECK(sqe != NULL);
         io_uring_prep_nop(sqe);
         nops[i].op.complete = complete;
-        vigil__uring_sqe_op(sqe, &nops[i].op);
+        vigil__ring_op_prep(loop->ring, sqe, &nops[i].op);
     }
-    CHECK_EQ(vigil__uring_inflight(loop), N);
-    while (vigil__uring_inflight(loop) > 0)
+    CHECK_EQ(vigil__ring_inflight(loop->ring), N);
+    while (vigil__ring_inflight(loop->ring) > 0)
         vigil_loop_run(loop, VIGIL_RUN_ONCE);
     for (int i = 0; i < N; i++) {
         CHECK_EQ(nops[i].done, 1);
@@ -56,27 +57,26 @@ int main(void)
     /* A timeout op far in the future, cancelled. */
     static struct my_op t;
     static struct __kernel_timespec ts = {.tv_sec = 3600};
-    struct io_uring_sqe *sqe = vigil__uring_sqe(loop);
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     CHECK(sqe != NULL);
     io_uring_prep_timeout(sqe, &ts, 0, 0);
     t.op.complete = complete;
-    vigil__uring_sqe_op(sqe, &t.op);
+    vigil__ring_op_prep(loop->ring, sqe, &t.op);
     vigil_loop_run(loop, VIGIL_RUN_NOWAIT);
     CHECK_EQ(t.done, 0);
-    CHECK_EQ(vigil__uring_cancel(loop, &t.op), 0);
-    while (vigil__uring_inflight(loop) > 0)
+    CHECK_EQ(vigil__ring_cancel(loop->ring, &t.op), 0);
+    while (vigil__ring_inflight(loop->ring) > 0)
         vigil_loop_run(loop, VIGIL_RUN_ONCE);
     CHECK_EQ(t.done, 1);
     CHECK_EQ(t.res, -ECANCELED);
     CHECK_EQ(vigil_loop_free(loop), 0);
 
-    /* Not on io_uring: no SQE. */
+    /* Not on io_uring: no ring. */
     vigil_loop_options_init(&o);
     o.backend = VIGIL_BACKEND_EPOLL;
     CHECK_EQ(vigil_loop_new(&loop, &o), 0);
-    CHECK(vigil__uring_sqe(loop) == NULL);
-    CHECK(vigil__uring_ring(loop) == NULL);
-    CHECK_EQ(vigil__uring_cancel(loop, &t.op), -ENOSYS);
+    CHECK(loop->ring == NULL);
+    CHECK_EQ(vigil__ring_cancel(loop->ring, &t.op), -ENOSYS);
     CHECK_EQ(vigil_loop_free(loop), 0);
     return 0;
 #endif

@@ -1,0 +1,112 @@
+/* The order of one turn, written once and compiled into each backend's own file.
+ *
+ * A turn:
+ *   1. due timers run (only if a timer is started: no clock read otherwise);
+ *   2. the backend applies every pending interest change (the dirty fds) and waits as
+ *      the timers allow, in one system call where it can (io_uring: changes, the
+ *      modules' requests and the wait in one io_uring_enter); it leaves the ready fds in
+ *      loop->ev and, on io_uring, the op completions in the ring's queue;
+ *   3. registrations the backend could not apply are reported (callbacks with revents
+ *      < 0, those watchers stopped);
+ *   4. fd events are dispatched (user watchers; internal watchers such as a doorbell
+ *      eventfd only queue work for step 5);
+ *   5. the completion point: completions of file requests and mq watchers, and every
+ *      io_uring op completion, in the order they were read;
+ *   6. a precise timer's last stretch is spun, and the timers due by then run.
+ * The same steps in the same order on every backend: an io_uring op completion read
+ * during step 2 waits for step 5, as a doorbell's news does on epoll and poll.
+ *
+ * Why each backend compiles the turn into its own file (h2o's evloop does the same):
+ * the backend's wait is then inlined into the run loop, so an idle non-blocking turn
+ * makes its one system call (epoll_wait(..., 0)) from vigil_loop_run's own frame,
+ * which vigil_loop_run enters with a tail call. On the lab machine (AMD EPYC, 6.18,
+ * retpoline and RSB-filling mitigations) each function return after a system call costs
+ * ~35 ns, a quarter of an idle turn; this layout saves that return without the loop
+ * making any backend's call (docs/figures.md has the measurement). It also leaves the
+ * hot path without an indirect call.
+ *
+ * Use, in a backend's file:
+ *   static inline __attribute__((always_inline)) int my_turn(vigil_loop *loop,
+ *                                                         const struct vigil__wait *w);
+ *   static int my_run(vigil_loop *loop, enum vigil_run_mode mode)
+ *   {
+ *       return vigil__run(loop, mode, my_turn, has_ring);
+ *   }
+ * my_turn is step 2: it returns the number of events in loop->ev or a negative errno
+ * (-EINTR, -ETIME, -EAGAIN, -EBUSY are the end of a wait, not errors).
+ */
+#ifndef VIGIL_TURN_H
+#define VIGIL_TURN_H
+
+#include "loop/loop.h"
+#include "loop/timer.h"
+#include "ring/ring.h"
+
+#include <errno.h>
+
+typedef int (*vigil__turn_fn)(vigil_loop *loop, const struct vigil__wait *w);
+
+static inline __attribute__((always_inline)) int vigil__turn(vigil_loop *loop, enum vigil_run_mode mode,
+                                                             vigil__turn_fn backend_turn, bool has_ring)
+{
+    struct vigil__timers *tm = vigil__timers_of(loop);
+    loop->turns++;
+    loop->clock_epoch++;
+    bool timers = vigil__timers_any(tm);
+    int fired = timers ? vigil__timers_run(loop, tm) : 0; /* 1 */
+
+    /* Never sleep when this turn already ran callbacks (a RUN_ONCE whose first pass
+     * fired the last active timer would otherwise wait forever), when completions are
+     * queued, nor when nothing is left that could end the wait (an on_wakeup callback
+     * counts: such a loop waits for vigil_loop_wakeup). */
+    struct vigil__wait w = {-1, 0};
+    if (mode == VIGIL_RUN_NOWAIT || loop->stop || loop->fail_head >= 0 || fired > 0 || loop->later_head ||
+        (loop->active == 0 && !loop->on_wakeup))
+        w.timeout_ns = 0;
+    else if (timers) {
+        vigil__timers_deadline(loop, tm, &w);
+        vigil__timers_arm(loop, tm);
+    }
+    if (w.timeout_ns != 0)
+        loop->waits++;
+
+    int n = backend_turn(loop, &w); /* 2 */
+    if (loop->ndirty)
+        vigil__keep_unapplied(loop);
+    if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN && n != -EBUSY)
+        return n;
+    loop->clock_epoch++;
+    if (loop->fail_head >= 0)
+        vigil__report_failures(loop); /* 3 */
+    if (n > 0)
+        vigil__dispatch(loop, n); /* 4 */
+#ifdef VIGIL_HAVE_LIBURING
+    if (has_ring && loop->ring->ndone)
+        vigil__ring_complete(loop, loop->ring); /* 5 */
+#else
+    (void)has_ring;
+#endif
+    if (loop->later_head)
+        vigil__run_deferred(loop); /* 5 */
+    if (timers || vigil__timers_any(tm)) {
+        vigil__timers_finish(loop, tm); /* 6 */
+        vigil__timers_run(loop, tm);
+    }
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int vigil__run(vigil_loop *loop, enum vigil_run_mode mode,
+                                                            vigil__turn_fn backend_turn, bool has_ring)
+{
+    for (;;) {
+        int r = vigil__turn(loop, mode, backend_turn, has_ring);
+        if (r < 0)
+            return r;
+        if (mode != VIGIL_RUN_DEFAULT || loop->stop || loop->active == 0)
+            break;
+    }
+    loop->stop = false;
+    return loop->active ? 1 : 0;
+}
+
+#endif
