@@ -20,9 +20,9 @@ int main(void)
             return 1;
 
     /* Three registrations, one call (one io_uring_enter where io_uring is allowed). */
-    struct epoll_ctl_cmd add[3];
+    struct vigil_epoll_ctl_cmd add[3];
     for (int i = 0; i < 3; i++)
-        add[i] = (struct epoll_ctl_cmd){.op = EPOLL_CTL_ADD, .fd = p[i][0], .events = EPOLLIN, .data = (uint64_t)i};
+        add[i] = (struct vigil_epoll_ctl_cmd){.op = EPOLL_CTL_ADD, .fd = p[i][0], .events = EPOLLIN, .data = (uint64_t)i};
     int n = vigil_epoll_ctl_batch(epfd, 0, 3, add);
     if (n < 0) {
         perror("vigil_epoll_ctl_batch");
@@ -34,7 +34,7 @@ int main(void)
     }
 
     /* Change the data of two, drop the third: entries run in order. */
-    struct epoll_ctl_cmd mod[3] = {
+    struct vigil_epoll_ctl_cmd mod[3] = {
         {.op = EPOLL_CTL_MOD, .fd = p[0][0], .events = EPOLLIN, .data = 100},
         {.op = EPOLL_CTL_MOD, .fd = p[1][0], .events = EPOLLIN, .data = 101},
         {.op = EPOLL_CTL_DEL, .fd = p[2][0]},
@@ -45,7 +45,7 @@ int main(void)
     if (write(p[1][1], "x", 1) != 1)
         return 1;
     struct timespec timeout = {.tv_sec = 0, .tv_nsec = 250 * 1000}; /* 250 us */
-    struct epoll_wait_params params = {.clockid = CLOCK_MONOTONIC, .timeout = &timeout};
+    struct vigil_epoll_wait_params params = {.clockid = CLOCK_MONOTONIC, .timeout = &timeout};
     struct epoll_event ev[4];
     n = vigil_epoll_pwait1(epfd, 0, ev, 4, &params);
     if (n < 0) {

@@ -90,13 +90,16 @@ VIGIL_EXPORT void vigil_loop_options_init(struct vigil_loop_options *opt);
  * forced backend is not offered by this kernel (or refused by its policy), -ENOMEM. */
 VIGIL_EXPORT int vigil_loop_new(vigil_loop **out, const struct vigil_loop_options *opt);
 
-/* Frees a loop. Watchers still started are simply forgotten (their memory stays the
- * caller's); file requests in flight are cancelled and waited for. -EBUSY if called
+/* Frees a loop. Watchers still started are stopped and forgotten (their memory stays
+ * the caller's; an mq watcher's helper thread is joined); file requests in flight are
+ * cancelled and waited for. -EBUSY if called
  * from inside one of the loop's callbacks. */
 VIGIL_EXPORT int vigil_loop_free(vigil_loop *loop);
 
-/* Runs turns. A turn: fire due timers -> apply all interest changes and wait (one
- * system call where the backend allows) -> dispatch events -> fire due timers.
+/* Runs turns. A turn, the same on every backend: (1) due timers run; (2) all interest
+ * changes are applied and the loop waits (one system call where the backend allows);
+ * (3) registrations that failed are reported; (4) fd events are dispatched; (5) file
+ * request and mq watcher completions run; (6) timers that became due run.
  * Returns 1 if watchers are still active, 0 if none are, or a negative errno. */
 VIGIL_EXPORT int vigil_loop_run(vigil_loop *loop, enum vigil_run_mode mode);
 
@@ -162,7 +165,11 @@ struct vigil_io {
 };
 
 /* Watches fd for events (VIGIL_READ|VIGIL_WRITE|VIGIL_PRI, at least one). Several
- * watchers may watch one fd. -EBADF for a negative or closed fd, -EINVAL for a bad
+ * watchers may watch one fd. Level-triggered on every backend: in each turn, a started
+ * watcher whose fd is ready for bits of its mask gets one callback with those bits. The
+ * one difference between backends: on io_uring a turn may also deliver a spurious event
+ * (a readiness the program consumed after the kernel reported it, before the turn ran:
+ * e.g. the fd was drained between two turns); never a late or lost one. Handle EAGAIN. -EBADF for a negative or closed fd, -EINVAL for a bad
  * mask or NULL callback, -EBUSY if w is already started. The registration reaches the
  * kernel with the next turn's batch.
  *
@@ -180,52 +187,16 @@ VIGIL_EXPORT int vigil_io_active(const vigil_io *w);
 /* ----------------------------------------------------------------- timers
  *
  * Deadlines are int64_t ns on CLOCK_MONOTONIC, CLOCK_BOOTTIME (counts suspend) or
- * CLOCK_REALTIME (wall clock). Each clock keeps a min-heap ordered by (deadline, start
- * order): start, stop and fire cost O(log n) and allocate nothing once the loop has held
- * that many timers before. MONOTONIC deadlines become the loop's wait timeout (ns:
- * io_uring, epoll_pwait2, ppoll); BOOTTIME and REALTIME ones wake the loop through a
- * timerfd on their own clock (one timerfd_settime per turn at most, and only when the
- * earliest deadline changed).
- *
- * Never early: a callback runs only once a clock read taken after the wait shows its
- * deadline reached, in every mode and on every backend.
- *
- * Default mode: the loop sleeps until the deadline less a small compensation, the
- * constant part of the kernel's wake-up latency as this loop observes it (the p10 of its
- * recent sleeps' lateness, at most 10 us), and if it wakes before the deadline it spins
- * on the vDSO clock for the rest. Nine wake-ups in ten still arrive after the deadline
- * and spin not at all; the median error drops by that constant part for well under
- * 1 us of CPU per wake-up on average (a delay shorter than the compensation is spun
- * outright, which is cheaper than entering the kernel). BOOTTIME and REALTIME timers
- * in default mode wake at the deadline itself (their timerfd), uncompensated. The rest
- * of the error is the kernel's wake-up latency plus the thread's timer slack: the
- * kernel may delay a sleeping thread's
- * wake-up by up to its slack (50 us by default) to merge wake-ups and save power. vigil
- * sets the loop thread's slack to 1 ns unless vigil_loop_options.timer_slack_ns says
- * otherwise; that applies to every sleep of that thread (nanosleep, poll, futex waits
- * in other libraries too) and costs a few more distinct wake-ups on an idle machine.
- * Accuracy. The lab's timer-error (run 20261122T205424Z: a 2-core AMD EPYC KVM guest,
- * kernel 6.18, shared with other builds; delays 1 us to 2 ms): a raw epoll_pwait2 with
- * 1 ns slack woke a median 5-32 us late (longer sleeps wake later: deeper idle in a
- * VM), 55-85 us with the default 50 us slack; vigil's default mode 0.1-29 us; precise
- * mode 0.11-0.83 us, for 1-55 us of CPU per wake-up. p99 tails there were tens to
- * hundreds of us in every mode (the machine's other load, not the timers). On bare
- * metal the kernel's wake-up latency is typically a few us (the 2008 hrtimer patch
- * measured about 4; not measured by this project). No CPU is spent while sleeping.
- *
- * Precise mode (VIGIL_TIMER_PRECISE on a timer, or VIGIL_LOOP_PRECISE for all of a
- * loop's timers): the loop sleeps until deadline - margin and spins on the vDSO clock
- * (no system call) for the rest, then runs the callback: median error well under 1 us.
- * The margin is learned from how late this loop's recent sleeps woke (their p75 plus
- * 2 us, raised so that the p99 sleep wakes at most 10 us past it, but never more than
- * doubled for a tail of scheduling delays) and never exceeds
- * vigil_loop_options.precise_budget_ns (default 200 us): the CPU one wake-up may spend
- * spinning. A precise wake-up thus costs about the margin in CPU (a few us to tens of
- * us in a VM), and an fd event that arrives during the spin waits for it to end (the
- * spin uses no system call, for that is what keeps the error under a microsecond).
- * A spinning thread can still be preempted: on a machine whose cores are all busy the
- * tail grows; precise mode cannot beat the scheduler. vigil_loop_stats() reports the
- * wake-ups, their lateness p50/p99/max, the margin and the CPU spent spinning.
+ * CLOCK_REALTIME (wall clock); one min-heap per clock, ordered by (deadline, start
+ * order): start, stop and fire are O(log n) and allocate nothing once the loop has held
+ * that many timers before. Never early: a callback runs only once a clock read taken
+ * after the wait shows its deadline reached, in every mode and on every backend.
+ * Default mode sleeps to the deadline (less a small learned compensation, spun if the
+ * wait ends early); precise mode (VIGIL_TIMER_PRECISE, or VIGIL_LOOP_PRECISE for every
+ * timer) sleeps to deadline minus a learned margin and spins the rest on the vDSO clock,
+ * for sub-microsecond median error at the cost of CPU (at most
+ * vigil_loop_options.precise_budget_ns per wake-up). docs/timers.md explains both modes,
+ * the timer slack and what vigil_loop_stats() reports; docs/figures.md has measurements.
  */
 
 #define VIGIL_TIMER_ABS 0x1u     /* when_ns is an absolute time on the timer's clock */
@@ -294,7 +265,6 @@ VIGIL_EXPORT int vigil_signal_stop(vigil_loop *loop, vigil_signal *w);
 VIGIL_EXPORT int vigil_signal_active(const vigil_signal *w);
 
 /* ----------------------------------------------- more watchers, by feature */
-/* VIGIL_MORE_HEADERS: each feature adds one line below. */
 #include "vigil/file.h"
 #include "vigil/mq_watch.h"
 

@@ -31,8 +31,9 @@
 extern "C" {
 #endif
 
-/* One command of a batch. */
-struct epoll_ctl_cmd {
+/* One command of a batch (the 2015 series' struct epoll_ctl_cmd; see VIGIL_EPOLL1_NAMES
+ * below for that spelling). */
+struct vigil_epoll_ctl_cmd {
     int flags;       /* reserved, must be 0 (else this entry fails with -EINVAL) */
     int op;          /* EPOLL_CTL_ADD, EPOLL_CTL_MOD or EPOLL_CTL_DEL, as epoll_ctl's op */
     int fd;          /* as epoll_ctl's fd */
@@ -46,11 +47,11 @@ struct epoll_ctl_cmd {
  * each entry before it has result 0, entries after it are left untouched.
  * Returns the number of entries done (ncmds when all succeeded; else the index of the
  * failing entry), or -1 with errno EINVAL when flags is not 0, ncmds <= 0 or
- * ncmds > INT_MAX / sizeof(struct epoll_ctl_cmd), or cmds is NULL (nothing processed);
+ * ncmds > INT_MAX / sizeof(struct vigil_epoll_ctl_cmd), or cmds is NULL (nothing processed);
  * ENOMEM when no memory; ENOSYS when VIGIL_EPOLL1_PATH=uring and io_uring is refused. */
-VIGIL_EXPORT int vigil_epoll_ctl_batch(int epfd, int flags, int ncmds, struct epoll_ctl_cmd *cmds);
+VIGIL_EXPORT int vigil_epoll_ctl_batch(int epfd, int flags, int ncmds, struct vigil_epoll_ctl_cmd *cmds);
 
-struct epoll_wait_params {
+struct vigil_epoll_wait_params {
     int clockid;              /* CLOCK_MONOTONIC or CLOCK_REALTIME: the timeout's clock */
     struct timespec *timeout; /* NULL: block; {0, 0}: return at once; else relative */
     sigset_t *sigmask;        /* NULL: like epoll_wait; else installed for the wait */
@@ -69,7 +70,19 @@ struct epoll_wait_params {
  * sigsetsize, or an epfd that is not an epoll instance; EFAULT for a NULL params or
  * events; EBADF for a bad epfd; EINTR when a signal handler ran. */
 VIGIL_EXPORT int vigil_epoll_pwait1(int epfd, int flags, struct epoll_event *events, int maxevents,
-                                    struct epoll_wait_params *params);
+                                    struct vigil_epoll_wait_params *params);
+
+/* The 2015 spellings, opt-in: define VIGIL_EPOLL1_NAMES before including this header to
+ * write struct epoll_ctl_cmd, struct epoll_wait_params, epoll_ctl_batch() and
+ * epoll_pwait1() as the patch series did. Off by default: a future <sys/epoll.h> may
+ * declare these names itself, and a program that opts in must not also get them from
+ * there. */
+#ifdef VIGIL_EPOLL1_NAMES
+#define epoll_ctl_cmd vigil_epoll_ctl_cmd
+#define epoll_wait_params vigil_epoll_wait_params
+#define epoll_ctl_batch vigil_epoll_ctl_batch
+#define epoll_pwait1 vigil_epoll_pwait1
+#endif
 
 #ifdef __cplusplus
 }

@@ -15,8 +15,10 @@
  *     io_uring (a few microseconds).
  * Senders and receivers of a watched queue (in any process) make one futex wake when the
  * queue turns non-empty or non-full; unwatched queues pay nothing.
- * Stop mq watchers before vigil_loop_free(): unlike an fd watcher, a forgotten one keeps
- * its helper thread (fallback) and keeps the queue's users waking it.
+ * vigil_loop_free() stops an mq watcher still started, as it forgets every other
+ * watcher: its helper thread is joined and the queue's users stop waking it; the
+ * struct stays the caller's. Callbacks run at the turn's completion point (see
+ * vigil_loop_run), on every backend.
  */
 #ifndef VIGIL_MQ_WATCH_H
 #define VIGIL_MQ_WATCH_H

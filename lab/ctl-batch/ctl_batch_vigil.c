@@ -7,7 +7,7 @@
 #include "ctlb.h"
 
 static int epfd = -1;
-static struct epoll_ctl_cmd cmds[CTLB_MAXK];
+static struct vigil_epoll_ctl_cmd cmds[CTLB_MAXK];
 static char json[128];
 
 static int sys_init(int n, const int *rfd)
@@ -31,7 +31,7 @@ static int sys_init(int n, const int *rfd)
     }
     /* One batch outside the timing: it reports a path the kernel refuses (skip). */
     for (int i = 0; i < n; i++)
-        cmds[i] = (struct epoll_ctl_cmd){.op = EPOLL_CTL_MOD, .fd = rfd[i], .events = EPOLLIN, .data = (uint64_t)i};
+        cmds[i] = (struct vigil_epoll_ctl_cmd){.op = EPOLL_CTL_MOD, .fd = rfd[i], .events = EPOLLIN, .data = (uint64_t)i};
     int r = vigil_epoll_ctl_batch(epfd, 0, n, cmds);
     if (r != n) {
         fprintf(stderr, "skip: vigil_epoll_ctl_batch (path %s): %d, %s\n", path ? path : "auto", r,

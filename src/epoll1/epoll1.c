@@ -135,7 +135,7 @@ static struct tstate *tstate_get(void)
 
 /* ------------------------------------------------------------ epoll path */
 
-static int batch_epoll(int epfd, int ncmds, struct epoll_ctl_cmd *cmds)
+static int batch_epoll(int epfd, int ncmds, struct vigil_epoll_ctl_cmd *cmds)
 {
     for (int i = 0; i < ncmds; i++) {
         if (cmds[i].flags != 0) {
@@ -200,7 +200,7 @@ static int ring_wait(struct io_uring *ring, unsigned n)
 /* Runs cmds[0..n) (n <= RING_ENTRIES, flags already checked) as one linked chain.
  * Returns the index of the first failing entry, or n, or a negative errno when the
  * ring itself failed before anything ran. */
-static int chain_run(struct tstate *t, int epfd, int n, struct epoll_ctl_cmd *cmds)
+static int chain_run(struct tstate *t, int epfd, int n, struct vigil_epoll_ctl_cmd *cmds)
 {
     struct io_uring *ring = &t->ring;
     for (int i = 0; i < n; i++) {
@@ -264,7 +264,7 @@ static int chain_run(struct tstate *t, int epfd, int n, struct epoll_ctl_cmd *cm
     return first_fail;
 }
 
-static int batch_uring(struct tstate *t, int epfd, int ncmds, struct epoll_ctl_cmd *cmds)
+static int batch_uring(struct tstate *t, int epfd, int ncmds, struct vigil_epoll_ctl_cmd *cmds)
 {
     int done = 0;
     while (done < ncmds) {
@@ -299,9 +299,9 @@ static int batch_uring(struct tstate *t, int epfd, int ncmds, struct epoll_ctl_c
 }
 #endif
 
-int vigil_epoll_ctl_batch(int epfd, int flags, int ncmds, struct epoll_ctl_cmd *cmds)
+int vigil_epoll_ctl_batch(int epfd, int flags, int ncmds, struct vigil_epoll_ctl_cmd *cmds)
 {
-    if (flags != 0 || cmds == NULL || ncmds <= 0 || (size_t)ncmds > INT_MAX / sizeof(struct epoll_ctl_cmd)) {
+    if (flags != 0 || cmds == NULL || ncmds <= 0 || (size_t)ncmds > INT_MAX / sizeof(struct vigil_epoll_ctl_cmd)) {
         errno = EINVAL;
         return -1;
     }
@@ -390,7 +390,7 @@ static int wait_abs(int epfd, struct epoll_event *events, int maxevents, clockid
 }
 
 int vigil_epoll_pwait1(int epfd, int flags, struct epoll_event *events, int maxevents,
-                       struct epoll_wait_params *params)
+                       struct vigil_epoll_wait_params *params)
 {
     if (flags != 0)
         return fail(EINVAL);

@@ -1,5 +1,5 @@
 /* epoll_ctl_batch argument errors (man page): flags must be 0; ncmds > 0 and
- * <= INT_MAX / sizeof(struct epoll_ctl_cmd); cmds NULL: -1/EINVAL, nothing processed. */
+ * <= INT_MAX / sizeof(struct vigil_epoll_ctl_cmd); cmds NULL: -1/EINVAL, nothing processed. */
 #include <limits.h>
 
 #include "e1.h"
@@ -11,7 +11,7 @@ int main(void)
     int efd = eventfd(0, EFD_CLOEXEC);
     CHECK_SYS(epfd);
     CHECK_SYS(efd);
-    struct epoll_ctl_cmd c[1] = {e1_cmd(EPOLL_CTL_ADD, efd, EPOLLIN, 7)};
+    struct vigil_epoll_ctl_cmd c[1] = {e1_cmd(EPOLL_CTL_ADD, efd, EPOLLIN, 7)};
 
     errno = 0;
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 1, 1, c), -1);
@@ -27,7 +27,7 @@ int main(void)
     CHECK_EQ(errno, EINVAL);
     /* Too many: refused before any entry is read (only c[0] exists). */
     errno = 0;
-    CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, (int)(INT_MAX / sizeof(struct epoll_ctl_cmd)) + 1, c), -1);
+    CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, (int)(INT_MAX / sizeof(struct vigil_epoll_ctl_cmd)) + 1, c), -1);
     CHECK_EQ(errno, EINVAL);
     CHECK_EQ(c[0].result, 12345);
     errno = 0;

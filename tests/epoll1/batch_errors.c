@@ -14,7 +14,7 @@ static void same(int epfd, int op, int fd, uint32_t events)
         if (op == EPOLL_CTL_ADD)
             epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
     }
-    struct epoll_ctl_cmd c = e1_cmd(op, fd, events, 1);
+    struct vigil_epoll_ctl_cmd c = e1_cmd(op, fd, events, 1);
     int n = vigil_epoll_ctl_batch(epfd, 0, 1, &c);
     if (want == 0) {
         CHECK_EQ(n, 1);

@@ -10,12 +10,12 @@ int main(void)
     int epfd = epoll_create1(EPOLL_CLOEXEC);
     int a = eventfd(1, EFD_CLOEXEC), b = eventfd(1, EFD_CLOEXEC);
     CHECK_SYS(epfd);
-    struct epoll_ctl_cmd c[2] = {e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 1), e1_cmd(EPOLL_CTL_DEL, a, 0, 0)};
+    struct vigil_epoll_ctl_cmd c[2] = {e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 1), e1_cmd(EPOLL_CTL_DEL, a, 0, 0)};
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, 2, c), 2); /* the parent's ring exists now */
     pid_t pid = fork();
     CHECK_SYS(pid);
     if (pid == 0) {
-        struct epoll_ctl_cmd k[2] = {e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 2), e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 3)};
+        struct vigil_epoll_ctl_cmd k[2] = {e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 2), e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 3)};
         int n = vigil_epoll_ctl_batch(epfd, 0, 2, k);
         _exit(n == 1 && k[0].result == 0 && k[1].result == -EEXIST ? 0 : 1);
     }
@@ -24,7 +24,7 @@ int main(void)
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     /* The child shares the epoll instance: b is registered (data 2). */
     CHECK_EQ(e1_registered(epfd, b), 1);
-    struct epoll_ctl_cmd d[2] = {e1_cmd(EPOLL_CTL_DEL, b, 0, 0), e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 4)};
+    struct vigil_epoll_ctl_cmd d[2] = {e1_cmd(EPOLL_CTL_DEL, b, 0, 0), e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 4)};
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, 2, d), 2);
     uint64_t data;
     uint32_t ev;

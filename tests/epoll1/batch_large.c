@@ -22,7 +22,7 @@ int main(void)
     int epfd = epoll_create1(EPOLL_CLOEXEC);
     CHECK_SYS(epfd);
     static int fds[N];
-    static struct epoll_ctl_cmd c[N];
+    static struct vigil_epoll_ctl_cmd c[N];
     for (int i = 0; i < N; i++) {
         fds[i] = eventfd(1, EFD_CLOEXEC);
         CHECK_SYS(fds[i]);

@@ -13,7 +13,7 @@ int main(void)
     CHECK_SYS(a);
     CHECK_SYS(b);
 
-    struct epoll_ctl_cmd c[] = {
+    struct vigil_epoll_ctl_cmd c[] = {
         e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 1),
         e1_cmd(EPOLL_CTL_MOD, a, EPOLLIN, 2),
         e1_cmd(EPOLL_CTL_DEL, a, 0, 0),
@@ -35,13 +35,13 @@ int main(void)
     CHECK(ev & EPOLLIN);
 
     /* The last of two MODs wins. */
-    struct epoll_ctl_cmd m[] = {e1_cmd(EPOLL_CTL_MOD, a, EPOLLIN, 20), e1_cmd(EPOLL_CTL_MOD, a, EPOLLIN, 21)};
+    struct vigil_epoll_ctl_cmd m[] = {e1_cmd(EPOLL_CTL_MOD, a, EPOLLIN, 20), e1_cmd(EPOLL_CTL_MOD, a, EPOLLIN, 21)};
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, 2, m), 2);
     CHECK_EQ(e1_ready_data(epfd, &data, &ev), 1);
     CHECK_EQ(data, 21);
 
     /* events and data reach the kernel as given: EPOLLOUT only on a readable+writable fd. */
-    struct epoll_ctl_cmd o[] = {e1_cmd(EPOLL_CTL_MOD, a, EPOLLOUT, 0xfeedbeefcafe1234ull)};
+    struct vigil_epoll_ctl_cmd o[] = {e1_cmd(EPOLL_CTL_MOD, a, EPOLLOUT, 0xfeedbeefcafe1234ull)};
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, 1, o), 1);
     CHECK_EQ(e1_ready_data(epfd, &data, &ev), 1);
     CHECK_EQ(data, 0xfeedbeefcafe1234ull);

@@ -17,7 +17,7 @@ int main(void)
     struct epoll_event e5 = {.events = EPOLLIN, .data.u64 = 5};
     CHECK_SYS(epoll_ctl(epfd, EPOLL_CTL_ADD, c, &e5));
 
-    struct epoll_ctl_cmd k[] = {
+    struct vigil_epoll_ctl_cmd k[] = {
         e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 1),
         e1_cmd(EPOLL_CTL_ADD, closed, EPOLLIN, 2), /* EBADF */
         e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 3),
@@ -43,14 +43,14 @@ int main(void)
     CHECK_EQ(data, 5);
 
     /* Failure in the first entry: returns 0. */
-    struct epoll_ctl_cmd f[] = {e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 9), e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 9)};
+    struct vigil_epoll_ctl_cmd f[] = {e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 9), e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 9)};
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, 2, f), 0);
     CHECK_EQ(f[0].result, -EEXIST);
     CHECK_EQ(f[1].result, 12345);
     CHECK_EQ(e1_registered(epfd, b), 0);
 
     /* Reserved flags in an entry: that entry fails with -EINVAL, the ones before ran. */
-    struct epoll_ctl_cmd g[] = {e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 1), e1_cmd(EPOLL_CTL_DEL, a, 0, 0),
+    struct vigil_epoll_ctl_cmd g[] = {e1_cmd(EPOLL_CTL_ADD, b, EPOLLIN, 1), e1_cmd(EPOLL_CTL_DEL, a, 0, 0),
                                 e1_cmd(EPOLL_CTL_DEL, b, 0, 0)};
     g[1].flags = 1;
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, 3, g), 1);
@@ -61,7 +61,7 @@ int main(void)
     CHECK_EQ(e1_registered(epfd, b), 1);
 
     /* The last entry failing: index n-1, all others done. */
-    struct epoll_ctl_cmd h[] = {e1_cmd(EPOLL_CTL_DEL, a, 0, 0), e1_cmd(EPOLL_CTL_DEL, a, 0, 0)};
+    struct vigil_epoll_ctl_cmd h[] = {e1_cmd(EPOLL_CTL_DEL, a, 0, 0), e1_cmd(EPOLL_CTL_DEL, a, 0, 0)};
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, 2, h), 1);
     CHECK_EQ(h[0].result, 0);
     CHECK_EQ(h[1].result, -ENOENT);

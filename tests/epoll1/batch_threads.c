@@ -14,7 +14,7 @@ static int fds[T][PER];
 static void *worker(void *arg)
 {
     int t = (int)(intptr_t)arg;
-    struct epoll_ctl_cmd c[PER];
+    struct vigil_epoll_ctl_cmd c[PER];
     for (int r = 0; r < ROUNDS; r++) {
         for (int i = 0; i < PER; i++)
             c[i] = e1_cmd(r % 2 ? EPOLL_CTL_DEL : EPOLL_CTL_ADD, fds[t][i], EPOLLIN, (uint64_t)(t * PER + i));

@@ -26,9 +26,9 @@ static inline void e1_path_or_skip(void)
     printf("path: %s\n", p == 1 ? "io_uring" : "epoll");
 }
 
-static inline struct epoll_ctl_cmd e1_cmd(int op, int fd, uint32_t events, uint64_t data)
+static inline struct vigil_epoll_ctl_cmd e1_cmd(int op, int fd, uint32_t events, uint64_t data)
 {
-    struct epoll_ctl_cmd c = {.flags = 0, .op = op, .fd = fd, .events = events, .data = data, .result = 12345};
+    struct vigil_epoll_ctl_cmd c = {.flags = 0, .op = op, .fd = fd, .events = events, .data = data, .result = 12345};
     return c;
 }
 

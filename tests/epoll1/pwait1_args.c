@@ -4,7 +4,7 @@
  * events is EFAULT; a bad epfd is EBADF, a non-epoll fd EINVAL. Nothing is consumed. */
 #include "e1.h"
 
-static int call(int epfd, int flags, struct epoll_event *ev, int max, struct epoll_wait_params *p)
+static int call(int epfd, int flags, struct epoll_event *ev, int max, struct vigil_epoll_wait_params *p)
 {
     errno = 0;
     return vigil_epoll_pwait1(epfd, flags, ev, max, p);
@@ -22,7 +22,7 @@ int main(void)
     struct timespec zero = {0, 0}, bad_ns = {0, 1000000000}, neg_ns = {0, -1}, neg_s = {-1, 0};
     sigset_t set;
     sigemptyset(&set);
-    struct epoll_wait_params p = {.clockid = CLOCK_MONOTONIC, .timeout = &zero};
+    struct vigil_epoll_wait_params p = {.clockid = CLOCK_MONOTONIC, .timeout = &zero};
 
     CHECK_EQ(call(epfd, 1, ev, 4, &p), -1);
     CHECK_EQ(errno, EINVAL);

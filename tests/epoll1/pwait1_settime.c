@@ -36,7 +36,7 @@ int main(void)
     CHECK_SYS(epfd);
     struct epoll_event ev[1];
     struct timespec t = {JUMP_S / 2, 0}; /* ends when the clock jumps past it */
-    struct epoll_wait_params p = {.clockid = CLOCK_REALTIME, .timeout = &t};
+    struct vigil_epoll_wait_params p = {.clockid = CLOCK_REALTIME, .timeout = &t};
     struct timespec m0, m1;
     clock_gettime(CLOCK_MONOTONIC, &m0);
     pthread_t th;

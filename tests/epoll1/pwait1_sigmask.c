@@ -31,7 +31,7 @@ int main(void)
     struct timespec t = {0, 5 * 1000000};
     const clockid_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME};
     for (int c = 0; c < 2; c++) {
-        struct epoll_wait_params p = {.clockid = clocks[c], .timeout = &t};
+        struct vigil_epoll_wait_params p = {.clockid = clocks[c], .timeout = &t};
         CHECK_SYS(raise(SIGUSR1)); /* pending, blocked */
         /* NULL sigmask: the signal stays blocked, the wait times out. */
         CHECK_EQ(vigil_epoll_pwait1(epfd, 0, ev, 2, &p), 0);

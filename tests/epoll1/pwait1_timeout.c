@@ -40,7 +40,7 @@ int main(void)
     const clockid_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME};
 
     for (int c = 0; c < 2; c++) {
-        struct epoll_wait_params p = {.clockid = clocks[c], .timeout = &zero};
+        struct vigil_epoll_wait_params p = {.clockid = clocks[c], .timeout = &zero};
         /* zero: at once, 0 with nothing ready */
         CHECK_EQ(vigil_epoll_pwait1(epfd, 0, ev, 4, &p), 0);
         /* a timeout: 0, never before the deadline on that clock */
@@ -79,7 +79,7 @@ int main(void)
         CHECK_SYS(epoll_ctl(epfd, EPOLL_CTL_ADD, f, &x));
     }
     struct timespec ms = {0, 1000000};
-    struct epoll_wait_params p = {.clockid = CLOCK_REALTIME, .timeout = &ms};
+    struct vigil_epoll_wait_params p = {.clockid = CLOCK_REALTIME, .timeout = &ms};
     CHECK_EQ(vigil_epoll_pwait1(epfd, 0, ev, 2, &p), 2);
     p.clockid = CLOCK_MONOTONIC;
     CHECK_EQ(vigil_epoll_pwait1(epfd, 0, ev, 4, &p), 3);

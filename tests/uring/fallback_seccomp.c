@@ -67,7 +67,7 @@ int main(void)
     /* epoll_ctl_batch falls back to one epoll_ctl per command. */
     CHECK_EQ(vigil__epoll1_path(), 2);
     int epfd = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_ctl_cmd c[2] = {{.op = EPOLL_CTL_ADD, .fd = efd, .events = EPOLLIN, .data = 5, .result = 9},
+    struct vigil_epoll_ctl_cmd c[2] = {{.op = EPOLL_CTL_ADD, .fd = efd, .events = EPOLLIN, .data = 5, .result = 9},
                                  {.op = EPOLL_CTL_MOD, .fd = efd, .events = EPOLLIN, .data = 6, .result = 9}};
     CHECK_EQ(vigil_epoll_ctl_batch(epfd, 0, 2, c), 2);
     CHECK_EQ(c[0].result, 0);
