@@ -166,10 +166,11 @@ struct vigil_io {
 
 /* Watches fd for events (VIGIL_READ|VIGIL_WRITE|VIGIL_PRI, at least one). Several
  * watchers may watch one fd. Level-triggered on every backend: in each turn, a started
- * watcher whose fd is ready for bits of its mask gets one callback with those bits. The
- * one difference between backends: on io_uring a turn may also deliver a spurious event
- * (a readiness the program consumed after the kernel reported it, before the turn ran:
- * e.g. the fd was drained between two turns); never a late or lost one. Handle EAGAIN. -EBADF for a negative or closed fd, -EINVAL for a bad
+ * watcher whose fd is ready for bits of its mask gets one callback with those bits. What
+ * io_uring may add: a spurious event (a readiness the program consumed after the kernel
+ * reported it and before the turn ran, e.g. the fd drained between two turns: handle
+ * EAGAIN), and a hang-up (HUP/ERR) that came after the fd's poll had fired for another
+ * bit arrives with the next turn's event. Never a lost readiness bit. -EBADF for a negative or closed fd, -EINVAL for a bad
  * mask or NULL callback, -EBUSY if w is already started. The registration reaches the
  * kernel with the next turn's batch.
  *

@@ -209,9 +209,11 @@ static int apply(vigil_loop *loop, struct uring_state *u, int fd)
     struct vigil__fd *slot = &loop->fds[fd];
     uint32_t want = slot->wanted & IO_EVENTS;
     bool verified = slot->bk.uring.verified && slot->bk.uring.arm_gen == slot->gen;
-    if (slot->reset || want == 0) {
+    bool armed = slot->bk.uring.arm[0] || slot->bk.uring.arm[1];
+    if (slot->reset || want == 0 || (armed && slot->bk.uring.arm_gen != slot->gen)) {
         /* The registration is dead (all its watchers stopped: the number may now name
-         * another file), or nobody wants events. */
+         * another file; a poll kept lazily for an older generation counts too), or
+         * nobody wants events. */
         for (int d = 0; d < 2; d++)
             if (slot->bk.uring.arm[d] && remove_poll(u, fd, slot, d) < 0)
                 return -EBUSY;
