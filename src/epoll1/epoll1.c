@@ -1,4 +1,6 @@
-/* epoll_ctl_batch and epoll_pwait1, the 2015 calls (see include/vigil/epoll1.h).
+/* src/epoll1/: epoll_ctl_batch and epoll_pwait1, the 2015 calls (see
+ * include/vigil/epoll1.h). Independent of the loop: may call src/sys only (its io_uring
+ * path keeps a small ring of its own per thread, with the man page's semantics).
  *
  * epoll_ctl_batch, io_uring path: one IORING_OP_EPOLL_CTL SQE per command on a ring
  * private to the calling thread, all in one io_uring_enter that also waits for their

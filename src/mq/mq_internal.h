@@ -1,6 +1,7 @@
-/* The shared-memory queue: layout of one segment and the operations on it. Not
- * installed; src/mq/posix.c (the POSIX front), src/mq_watch.c, the tests and the fuzz
- * harness use it.
+/* src/mq/: the shared-memory queue (queue.c), its POSIX front (posix.c) and its loop
+ * watcher (watch.c, the only file here that calls src/loop and src/ring). This header:
+ * the layout of one segment and the operations on it. Not installed; posix.c, watch.c,
+ * the tests and the fuzz harness use it.
  *
  * Layout of a segment (all offsets fixed by maxmsg and msgsize, recomputed and compared
  * at attach; nothing geometric is ever re-read from the segment after that):

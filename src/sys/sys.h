@@ -1,4 +1,7 @@
-/* System calls the loop makes on every turn, issued directly.
+/* src/sys/: system-call wrappers, kernel constants, run-time probes (probe.h), the
+ * version. Calls nothing else of vigil's.
+ *
+ * System calls the loop makes on every turn, issued directly.
  *
  * glibc's wrappers for the waiting calls (epoll_wait, epoll_pwait2, ppoll) are
  * cancellation points: each call switches the thread's cancellation state on and off
