@@ -113,15 +113,8 @@
  * holding a queue's lock and calls into the same queue finds the lock held by its own
  * thread and fails with EBADMSG (another thread's handler would wait for the lock).
  *
- * Performance (lab run 20261122T211351Z: 2-core AMD EPYC VM, kernel 6.18, 16-byte
- * messages, medians of batches; make lab BENCH=mq-empty,mq-full,mq-pingpong): an
- * uncontended send+receive pair 25.7 ns, no system call (kernel mq_send+mq_receive
- * 1,661 ns, Boost.Interprocess 27.5 ns); with depth-1 queued (1024, 4096, 65536) and
- * constant/rising/falling/random priorities 22.7-27.1 ns (Boost 27.7-29.4 ns up to
- * 4096, 10-12 us at 65536; kernel 1,572-1,718 ns). Cross-process blocking round trip,
- * 16 B: 4.0 us in that run, where the two processes shared one CPU (two context
- * switches: kernel 7.4 us, Boost 11.1 us); 0.4-1.5 us in runs where they had a CPU
- * each (20261122T210736Z: 0.44 us).
+ * Performance: an uncontended send+receive pair makes no system call; measured figures
+ * against the kernel's queues and Boost.Interprocess are in docs/figures.md.
  */
 #ifndef VIGIL_MQ_H
 #define VIGIL_MQ_H

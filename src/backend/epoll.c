@@ -38,30 +38,30 @@ struct epoll_state {
 
 static int ep_init(vigil_loop *loop)
 {
-    struct epoll_state *es = calloc(1, sizeof *es);
-    if (!es)
+    struct epoll_state *state = calloc(1, sizeof *state);
+    if (!state)
         return -ENOMEM;
-    es->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (es->epfd < 0) {
+    state->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (state->epfd < 0) {
         int r = -errno;
-        free(es);
+        free(state);
         return r;
     }
-    es->tfd = -1;
-    es->no_pwait2 = getenv("VIGIL_TEST_NO_PWAIT2") != NULL; /* test hook: the fallback path */
-    loop->bk = es;
+    state->tfd = -1;
+    state->no_pwait2 = getenv("VIGIL_TEST_NO_PWAIT2") != NULL; /* test hook: the fallback path */
+    loop->bk = state;
     return 0;
 }
 
 static void ep_fini(vigil_loop *loop)
 {
-    struct epoll_state *es = loop->bk;
-    if (!es)
+    struct epoll_state *state = loop->bk;
+    if (!state)
         return;
-    close(es->epfd);
-    if (es->tfd >= 0)
-        close(es->tfd);
-    free(es);
+    close(state->epfd);
+    if (state->tfd >= 0)
+        close(state->tfd);
+    free(state);
     loop->bk = NULL;
 }
 
@@ -81,7 +81,7 @@ static inline uint64_t tag(int fd, uint32_t gen)
  * not sent; if a dropped bit fires later, collect() narrows the registration then
  * (one epoll_ctl) and drops the event. QEMU-like loops toggle WRITE interest on and off
  * every turn while the fd stays unwritable: those toggles then cost nothing. */
-static void apply(vigil_loop *loop, struct epoll_state *es, int fd)
+static void apply(vigil_loop *loop, struct epoll_state *state, int fd)
 {
     struct vigil__fd *slot = &loop->fds[fd];
     uint32_t want = slot->wanted, km = slot->bk.epoll_mask;
@@ -89,7 +89,7 @@ static void apply(vigil_loop *loop, struct epoll_state *es, int fd)
     if (want == 0) {
         /* Errors are fine here: the fd may be closed already, and then epoll dropped it. */
         if (km)
-            ctl(es->epfd, EPOLL_CTL_DEL, fd, 0, 0);
+            ctl(state->epfd, EPOLL_CTL_DEL, fd, 0, 0);
         slot->bk.epoll_mask = 0;
         slot->applied = 0;
         slot->reset = 0;
@@ -98,14 +98,14 @@ static void apply(vigil_loop *loop, struct epoll_state *es, int fd)
     if (km == 0 || slot->reset) {
         /* Afresh: the number may name a new file. EEXIST means it is the same file,
          * still registered: update it (mask and generation). */
-        r = ctl(es->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
+        r = ctl(state->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
         if (r == -EEXIST)
-            r = ctl(es->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
+            r = ctl(state->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
         km = want;
     } else if (want & ~km) {
-        r = ctl(es->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
+        r = ctl(state->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
         if (r == -ENOENT) /* closed and reopened under the same number since */
-            r = ctl(es->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
+            r = ctl(state->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
         km = want;
     }
     if (r < 0) {
@@ -118,18 +118,18 @@ static void apply(vigil_loop *loop, struct epoll_state *es, int fd)
     slot->reset = 0;
 }
 
-static int rebuild(vigil_loop *loop, struct epoll_state *es)
+static int rebuild(vigil_loop *loop, struct epoll_state *state)
 {
     int nfd = epoll_create1(EPOLL_CLOEXEC);
     if (nfd < 0)
         return -errno;
-    close(es->epfd);
-    es->epfd = nfd;
-    es->rebuild = false;
-    es->tfd_armed_ns = 0;
-    if (es->tfd >= 0 && ctl(nfd, EPOLL_CTL_ADD, es->tfd, EPOLLIN, TIMER_TAG) < 0) {
-        close(es->tfd);
-        es->tfd = -1;
+    close(state->epfd);
+    state->epfd = nfd;
+    state->rebuild = false;
+    state->tfd_armed_ns = 0;
+    if (state->tfd >= 0 && ctl(nfd, EPOLL_CTL_ADD, state->tfd, EPOLLIN, TIMER_TAG) < 0) {
+        close(state->tfd);
+        state->tfd = -1;
     }
     for (int fd = 0; fd < loop->nfds; fd++) {
         struct vigil__fd *slot = &loop->fds[fd];
@@ -144,66 +144,66 @@ static int rebuild(vigil_loop *loop, struct epoll_state *es)
 }
 
 /* No epoll_pwait2: arm a timerfd at the absolute deadline, then wait without timeout. */
-static int arm_fallback_timer(struct epoll_state *es, int64_t deadline_ns)
+static int arm_fallback_timer(struct epoll_state *state, int64_t deadline_ns)
 {
-    if (es->tfd < 0) {
-        es->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-        if (es->tfd < 0)
+    if (state->tfd < 0) {
+        state->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (state->tfd < 0)
             return -errno;
-        int r = ctl(es->epfd, EPOLL_CTL_ADD, es->tfd, EPOLLIN, TIMER_TAG);
+        int r = ctl(state->epfd, EPOLL_CTL_ADD, state->tfd, EPOLLIN, TIMER_TAG);
         if (r < 0) {
-            close(es->tfd);
-            es->tfd = -1;
+            close(state->tfd);
+            state->tfd = -1;
             return r;
         }
     }
-    if (es->tfd_armed_ns == deadline_ns)
+    if (state->tfd_armed_ns == deadline_ns)
         return 0;
     struct itimerspec its = {{0, 0}, {deadline_ns / 1000000000, deadline_ns % 1000000000}};
-    if (timerfd_settime(es->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+    if (timerfd_settime(state->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
         return -errno;
-    es->tfd_armed_ns = deadline_ns;
+    state->tfd_armed_ns = deadline_ns;
     return 0;
 }
 
-static int wait_events(struct epoll_state *es, const struct vigil__wait *w)
+static int wait_events(struct epoll_state *state, const struct vigil__wait *w)
 {
     if (w->timeout_ns <= 0)
-        return vigil__epoll_wait(es->epfd, es->evs, VIGIL__EV_CAP, w->timeout_ns < 0 ? -1 : 0);
-    if (!es->no_pwait2) {
+        return vigil__epoll_wait(state->epfd, state->evs, VIGIL__EV_CAP, w->timeout_ns < 0 ? -1 : 0);
+    if (!state->no_pwait2) {
         struct timespec ts = {w->timeout_ns / 1000000000, w->timeout_ns % 1000000000};
-        int n = vigil__epoll_pwait2(es->epfd, es->evs, VIGIL__EV_CAP, &ts);
+        int n = vigil__epoll_pwait2(state->epfd, state->evs, VIGIL__EV_CAP, &ts);
         if (n != -ENOSYS)
             return n;
-        es->no_pwait2 = true; /* built where it exists, running where it does not */
+        state->no_pwait2 = true; /* built where it exists, running where it does not */
     }
-    int r = arm_fallback_timer(es, w->deadline_ns);
+    int r = arm_fallback_timer(state, w->deadline_ns);
     if (r < 0)
         return r;
-    return vigil__epoll_wait(es->epfd, es->evs, VIGIL__EV_CAP, -1);
+    return vigil__epoll_wait(state->epfd, state->evs, VIGIL__EV_CAP, -1);
 }
 
-static int collect(vigil_loop *loop, struct epoll_state *es, int n);
+static int collect(vigil_loop *loop, struct epoll_state *state, int n);
 
 /* A turn with changes, a wait, or a set to rebuild. */
-static __attribute__((noinline)) int turn_full(vigil_loop *loop, struct epoll_state *es, const struct vigil__wait *w)
+static __attribute__((noinline)) int turn_full(vigil_loop *loop, struct epoll_state *state, const struct vigil__wait *w)
 {
     struct vigil__wait rest;
     for (int i = 0; i < loop->ndirty; i++)
-        apply(loop, es, loop->dirty[i]);
-    if (es->rebuild) {
-        int r = rebuild(loop, es);
+        apply(loop, state, loop->dirty[i]);
+    if (state->rebuild) {
+        int r = rebuild(loop, state);
         if (r < 0)
             return r;
     }
     for (;;) {
-        int n = wait_events(es, w);
+        int n = wait_events(state, w);
         if (n <= 0)
             return n;
-        es->spurious = false;
-        n = collect(loop, es, n);
+        state->spurious = false;
+        n = collect(loop, state, n);
         /* Only lazily kept bits fired (now narrowed): that is no reason to end a wait. */
-        if (n > 0 || !es->spurious || w->timeout_ns == 0)
+        if (n > 0 || !state->spurious || w->timeout_ns == 0)
             return n;
         if (w->timeout_ns > 0) {
             struct timespec ts;
@@ -217,37 +217,37 @@ static __attribute__((noinline)) int turn_full(vigil_loop *loop, struct epoll_st
     }
 }
 
-/* Turns epoll's events (es->evs[0..n)) into the loop's. */
-static int collect(vigil_loop *loop, struct epoll_state *es, int n)
+/* Turns epoll's events (state->evs[0..n)) into the loop's. */
+static int collect(vigil_loop *loop, struct epoll_state *state, int n)
 {
     int out = 0;
     for (int i = 0; i < n; i++) {
-        uint64_t d = es->evs[i].data.u64;
+        uint64_t d = state->evs[i].data.u64;
         if (d == TIMER_TAG) {
             uint64_t ticks;
-            if (read(es->tfd, &ticks, sizeof ticks) < 0) {
+            if (read(state->tfd, &ticks, sizeof ticks) < 0) {
                 /* EAGAIN: already consumed; nothing else can fail on a timerfd */
             }
-            es->tfd_armed_ns = 0;
+            state->tfd_armed_ns = 0;
             continue;
         }
         int fd = (int)(uint32_t)d;
         uint32_t gen = (uint32_t)(d >> 32);
         if (fd >= loop->nfds || loop->fds[fd].gen != gen || !loop->fds[fd].applied) {
-            es->rebuild = true; /* epoll holds a registration the loop does not: the next
+            state->rebuild = true; /* epoll holds a registration the loop does not: the next
                                    turn makes a new set */
             continue;
         }
         struct vigil__fd *slot = &loop->fds[fd];
-        uint32_t ev = es->evs[i].events;
+        uint32_t ev = state->evs[i].events;
         if (ev & ~(slot->applied | EPOLLERR | EPOLLHUP)) {
             /* A bit the loop no longer wants, kept registered lazily, fired: narrow the
              * registration to what is wanted now, and pass on only what is wanted. */
-            if (ctl(es->epfd, EPOLL_CTL_MOD, fd, slot->applied, tag(fd, gen)) == 0)
+            if (ctl(state->epfd, EPOLL_CTL_MOD, fd, slot->applied, tag(fd, gen)) == 0)
                 slot->bk.epoll_mask = slot->applied;
             ev &= slot->applied | EPOLLERR | EPOLLHUP;
             if (!ev) {
-                es->spurious = true;
+                state->spurious = true;
                 continue;
             }
         }
@@ -263,12 +263,12 @@ static int collect(vigil_loop *loop, struct epoll_state *es, int n)
  * the run loop: its epoll_wait returns straight into vigil_loop_run's frame (turn.h). */
 static inline __attribute__((always_inline)) int epoll_turn(vigil_loop *loop, const struct vigil__wait *w)
 {
-    struct epoll_state *es = loop->bk;
-    if (w->timeout_ns == 0 && loop->ndirty == 0 && !es->rebuild) {
-        int n = vigil__epoll_wait(es->epfd, es->evs, VIGIL__EV_CAP, 0);
-        return n > 0 ? collect(loop, es, n) : n;
+    struct epoll_state *state = loop->bk;
+    if (w->timeout_ns == 0 && loop->ndirty == 0 && !state->rebuild) {
+        int n = vigil__epoll_wait(state->epfd, state->evs, VIGIL__EV_CAP, 0);
+        return n > 0 ? collect(loop, state, n) : n;
     }
-    return turn_full(loop, es, w);
+    return turn_full(loop, state, w);
 }
 
 static int ep_run(vigil_loop *loop, enum vigil_run_mode mode)

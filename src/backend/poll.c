@@ -28,58 +28,58 @@ struct poll_state {
 
 static int pl_init(vigil_loop *loop)
 {
-    struct poll_state *ps = calloc(1, sizeof *ps);
-    if (!ps)
+    struct poll_state *state = calloc(1, sizeof *state);
+    if (!state)
         return -ENOMEM;
-    ps->pfd = ps->inl;
-    ps->cap = INLINE_FDS;
-    loop->bk = ps;
+    state->pfd = state->inl;
+    state->cap = INLINE_FDS;
+    loop->bk = state;
     return 0;
 }
 
 static void pl_fini(vigil_loop *loop)
 {
-    struct poll_state *ps = loop->bk;
-    if (!ps)
+    struct poll_state *state = loop->bk;
+    if (!state)
         return;
-    if (ps->pfd != ps->inl)
-        free(ps->pfd);
-    free(ps);
+    if (state->pfd != state->inl)
+        free(state->pfd);
+    free(state);
     loop->bk = NULL;
 }
 
-static int grow(struct poll_state *ps)
+static int grow(struct poll_state *state)
 {
-    int cap = ps->cap * 2;
+    int cap = state->cap * 2;
     struct pollfd *p = malloc((size_t)cap * sizeof *p);
     if (!p)
         return -ENOMEM;
-    memcpy(p, ps->pfd, (size_t)ps->n * sizeof *p);
-    if (ps->pfd != ps->inl)
-        free(ps->pfd);
-    ps->pfd = p;
-    ps->cap = cap;
+    memcpy(p, state->pfd, (size_t)state->n * sizeof *p);
+    if (state->pfd != state->inl)
+        free(state->pfd);
+    state->pfd = p;
+    state->cap = cap;
     return 0;
 }
 
 /* slot->bk.poll_index is the entry's index + 1 (0: not in the array). */
-static void remove_entry(vigil_loop *loop, struct poll_state *ps, struct vigil__fd *slot)
+static void remove_entry(vigil_loop *loop, struct poll_state *state, struct vigil__fd *slot)
 {
     int i = (int)slot->bk.poll_index - 1;
     slot->bk.poll_index = 0;
-    if (--ps->n != i) {
-        ps->pfd[i] = ps->pfd[ps->n];
-        loop->fds[ps->pfd[i].fd].bk.poll_index = (uint32_t)i + 1;
+    if (--state->n != i) {
+        state->pfd[i] = state->pfd[state->n];
+        loop->fds[state->pfd[i].fd].bk.poll_index = (uint32_t)i + 1;
     }
 }
 
-static void apply(vigil_loop *loop, struct poll_state *ps, int fd)
+static void apply(vigil_loop *loop, struct poll_state *state, int fd)
 {
     struct vigil__fd *slot = &loop->fds[fd];
     uint32_t want = slot->wanted;
     if (want == 0) {
         if (slot->bk.poll_index)
-            remove_entry(loop, ps, slot);
+            remove_entry(loop, state, slot);
         slot->applied = 0;
         slot->reset = 0;
         return;
@@ -88,20 +88,20 @@ static void apply(vigil_loop *loop, struct poll_state *ps, int fd)
         int r = vigil__fd_pollable(fd);
         if (r < 0) {
             if (slot->bk.poll_index)
-                remove_entry(loop, ps, slot);
+                remove_entry(loop, state, slot);
             vigil__fd_failed(loop, fd, r);
             return;
         }
     }
     if (!slot->bk.poll_index) {
-        if (ps->n == ps->cap && grow(ps) < 0) {
+        if (state->n == state->cap && grow(state) < 0) {
             vigil__fd_failed(loop, fd, -ENOMEM);
             return;
         }
-        ps->pfd[ps->n].fd = fd;
-        slot->bk.poll_index = (uint32_t)++ps->n;
+        state->pfd[state->n].fd = fd;
+        slot->bk.poll_index = (uint32_t)++state->n;
     }
-    ps->pfd[slot->bk.poll_index - 1].events = (short)want;
+    state->pfd[slot->bk.poll_index - 1].events = (short)want;
     slot->applied = want;
     slot->reset = 0;
 }
@@ -109,28 +109,28 @@ static void apply(vigil_loop *loop, struct poll_state *ps, int fd)
 /* Step 2 of the turn (turn.h). */
 static inline __attribute__((always_inline)) int poll_turn(vigil_loop *loop, const struct vigil__wait *w)
 {
-    struct poll_state *ps = loop->bk;
+    struct poll_state *state = loop->bk;
     for (int i = 0; i < loop->ndirty; i++)
-        apply(loop, ps, loop->dirty[i]);
+        apply(loop, state, loop->dirty[i]);
     struct timespec ts, *tp = NULL;
     if (w->timeout_ns >= 0) {
         ts.tv_sec = w->timeout_ns / 1000000000;
         ts.tv_nsec = w->timeout_ns % 1000000000;
         tp = &ts;
     }
-    int n = vigil__ppoll(ps->pfd, (unsigned long)ps->n, tp);
+    int n = vigil__ppoll(state->pfd, (unsigned long)state->n, tp);
     if (n <= 0)
         return n;
     int out = 0;
-    for (int i = 0; i < ps->n && out < n && out < VIGIL__EV_CAP; i++) {
-        short re = ps->pfd[i].revents;
+    for (int i = 0; i < state->n && out < n && out < VIGIL__EV_CAP; i++) {
+        short re = state->pfd[i].revents;
         if (!re)
             continue;
-        int fd = ps->pfd[i].fd;
+        int fd = state->pfd[i].fd;
         if (re & POLLNVAL) {
             /* Closed while watched: tell its watchers and stop polling it. The entry's
              * removal moves the last entry here; look at index i again. */
-            remove_entry(loop, ps, &loop->fds[fd]);
+            remove_entry(loop, state, &loop->fds[fd]);
             vigil__fd_failed(loop, fd, -EBADF);
             i--;
             n--;

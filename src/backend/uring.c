@@ -21,24 +21,17 @@
  *     event is the one difference from epoll left; vigil.h says so.
  *
  * Why polls and not IORING_OP_EPOLL_CTL on a private epoll plus IORING_OP_EPOLL_WAIT
- * (opcode 59, Linux 6.15): measured with raw liburing on the qemu-loop shape (n pipes,
- * 4 interest toggles and one ready fd per turn, DEFER_TASKRUN ring, 6.18, medians per
- * turn including the write that makes the fd ready, 2026-11-22):
- *                              n=15     n=85     n=200
- *   polls, every change sent   2.89 us  2.99 us  3.11 us
- *   epoll, every change sent   2.88     2.90     2.92
- *   polls, lazy narrowing      1.87     1.87     1.88
- *   epoll, lazy narrowing      2.04     2.04     2.05
- * With lazy narrowing (which either could use) polls win by ~9%: a turn re-arms one
- * poll, where epoll pays its own wakeup path plus an EPOLL_WAIT request per turn; and
- * polls work from 5.17 where EPOLL_WAIT needs 6.15.
+ * (opcode 59, Linux 6.15): with lazy narrowing (which either could use) a turn re-arms
+ * one poll, where epoll pays its own wakeup path plus an EPOLL_WAIT request per turn
+ * (polls were ~9% faster on the qemu-loop shape: docs/figures.md, "Design
+ * measurements"); and polls work from 5.17 where EPOLL_WAIT needs 6.15.
  *
- * Per fd (struct vigil__fd, bk.uring): the arm id of the poll in flight (0: none), the
- * mask the kernel watches for it and the slot generation it was armed for (events carry
- * it). A poll's user_data holds the fd and its arm id; a completion whose arm id is not the slot's
- * current one is stale (removed, or superseded) and dropped. When a poll fires, the slot
- * goes back on the loop's dirty list with applied = 0, so the next turn's batch re-arms
- * it with whatever the watchers want then (nothing, if they stopped).
+ * Per fd (struct vigil__fd, bk.uring): the arm ids of the polls in flight (0: none), the
+ * bits the kernel watches for them and the slot generation they were armed for (events
+ * carry it). A poll's user_data holds the fd and its arm id; a completion whose arm id is
+ * not one of the slot's is stale (removed, or superseded) and dropped. When a poll
+ * fires, its direction's bits leave slot->applied and the slot goes back on the loop's
+ * dirty list, so the next turn's batch re-arms it if the watchers still want it.
  *
  * Setup flags (kept when the kernel takes them, dropped one by one when it refuses):
  *   SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG, and R_DISABLED until the first turn so
@@ -48,12 +41,8 @@
  *   io_uring_enter to reach the ring; TASKRUN_FLAG tells us when there is such work
  *   (IORING_SQ_TASKRUN in the SQ ring flags), so a non-blocking turn enters only then,
  *   and an idle one stays a memory read (no system call with any of the flag sets).
- *   Measured on the qemu-loop shape through vigil (medians per turn, n = 15/85/200,
- *   including the write that makes an fd ready): DEFER_TASKRUN 2.05/1.97/2.05 us,
- *   COOP_TASKRUN 2.32/2.32/2.35 us, no flags 2.35/2.37/2.34 us. Timed without the
- *   write (as the lab's qemu-loop does) COOP_TASKRUN looks faster (1.29 vs 1.50 us):
- *   it runs the poll's completion inside the writer's write(), outside the window.
- *   DEFER_TASKRUN costs less in total, so it stays.
+ *   DEFER_TASKRUN costs less in total than COOP_TASKRUN or no flags, so it stays
+ *   (docs/figures.md, "Design measurements").
  *
  * The wait: IORING_ENTER_EXT_ARG with the turn's deadline. The kernel starts a relative
  * timeout only when it begins to wait, after the submission (which can take long: a

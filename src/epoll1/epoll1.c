@@ -13,11 +13,10 @@
  * The price is one task-work hop per link inside the kernel; DEFER_TASKRUN makes that
  * hop cheapest (the chain runs in the waiting task's own loop), which is why this ring
  * asks for SINGLE_ISSUER|DEFER_TASKRUN: only its own thread ever touches it.
- * What exactness costs (lab ctl-batch, 32 EPOLL_CTL_MODs per batch, 6.18, 2026-11-22,
- * medians per change): one-by-one epoll_ctl 304 ns, unlinked liburing SQEs 222 ns,
- * linked liburing SQEs 304 ns, this path 307 ns. Unlinked SQEs would be 0.73x of
- * epoll_ctl but would run the entries after a failing one (and could reorder entries
- * the kernel punts): not the documented call. The batch still costs one system call.
+ * What exactness costs: linked SQEs cost about what one-by-one epoll_ctl calls cost,
+ * where unlinked ones would be cheaper but would run the entries after a failing one
+ * (and could reorder entries the kernel punts): not the documented call. The batch
+ * still costs one system call. Figures: docs/figures.md ("ctl-batch").
  *
  * epoll path: one epoll_ctl per command, stopping at the first failure. Both paths
  * produce the same results.
@@ -314,7 +313,7 @@ int vigil_epoll_ctl_batch(int epfd, int flags, int ncmds, struct vigil_epoll_ctl
     }
 #ifdef VIGIL_HAVE_LIBURING
     /* One command is one system call either way, and a plain epoll_ctl costs half an
-     * io_uring_enter that submits and waits (321 vs 701 ns here): unless the io_uring
+     * io_uring_enter that submits and waits (docs/figures.md): unless the io_uring
      * path is forced (tests, the lab), a single command takes the epoll path. */
     if (forced_path == PATH_URING || (forced_path == PATH_AUTO && ncmds > 1)) {
         int r = ring_get(t);

@@ -212,12 +212,12 @@ static void finished(vigil_loop *loop, struct vigil__file *f, struct aio_state *
 {
     struct vigil__freq *fr = vigil__freq(req);
     bool nowait_refused = fr->iocb.aio_rw_flags && (res == -EOPNOTSUPP || res == -EAGAIN);
-    bool again = (res == -EAGAIN || res == -EINTR) && (fr->xflags & VIGIL__FREQ_RETRIES) < VIGIL__FILE_RETRIES;
+    bool again = (res == -EAGAIN || res == -EINTR) && (fr->ctl_bits & VIGIL__FREQ_RETRIES) < VIGIL__FILE_RETRIES;
     if (!nowait_refused && !again) {
         vigil__file_complete(loop, f, req, res);
         return;
     }
-    if ((fr->xflags & VIGIL__FREQ_CANCEL) || f->freeing) {
+    if ((fr->ctl_bits & VIGIL__FREQ_CANCEL) || f->freeing) {
         /* Not done, and not to be tried again: it was cancelled. */
         vigil__file_complete(loop, f, req, -ECANCELED);
         return;
@@ -236,7 +236,7 @@ static void finished(vigil_loop *loop, struct vigil__file *f, struct aio_state *
         }
         return;
     }
-    fr->xflags++; /* one more retry */
+    fr->ctl_bits++; /* one more retry */
     submit_iocbs(f, st, &cb, 1);
 }
 
@@ -302,7 +302,7 @@ static int aio_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *r
                 st->bl_tail = prev;
             break;
         }
-        fr->xflags |= VIGIL__FREQ_CANCEL;
+        fr->ctl_bits |= VIGIL__FREQ_CANCEL;
         fr->route = VIGIL__ROUTE_DONE;
         vigil__file_defer(f, req, -ECANCELED);
         return 0;
@@ -315,11 +315,11 @@ static int aio_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *r
          * the kernel still posts the completion to the ring, reaped as usual. */
         struct io_event ev;
         sys_io_cancel(st->ctx, &fr->iocb, &ev);
-        fr->xflags |= VIGIL__FREQ_CANCEL;
+        fr->ctl_bits |= VIGIL__FREQ_CANCEL;
         return 0;
     }
     default:
-        fr->xflags |= VIGIL__FREQ_CANCEL;
+        fr->ctl_bits |= VIGIL__FREQ_CANCEL;
         return 0;
     }
 }

@@ -228,7 +228,7 @@ int vigil__fthr_cancel(struct vigil__file *f, vigil_file_req *req)
         }
     }
     pthread_mutex_unlock(&t->mu);
-    fr->xflags |= VIGIL__FREQ_CANCEL;
+    fr->ctl_bits |= VIGIL__FREQ_CANCEL;
     if (found)
         vigil__file_defer(f, req, -ECANCELED);
     /* else a worker performs it: it completes with its result */

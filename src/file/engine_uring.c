@@ -142,7 +142,7 @@ static int uring_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req 
 {
     (void)f;
     struct vigil__freq *fr = vigil__freq(req);
-    fr->xflags |= VIGIL__FREQ_CANCEL;
+    fr->ctl_bits |= VIGIL__FREQ_CANCEL;
     if (fr->route == VIGIL__ROUTE_URING)
         vigil__ring_cancel(loop->ring, &fr->uop); /* the op still completes, -ECANCELED or done */
     return 0;

@@ -63,7 +63,7 @@ struct vigil__freq {
     uint8_t state;              /* VIGIL__FREQ_* (priv_b_) */
     uint8_t route;              /* VIGIL__ROUTE_* */
     uint8_t pooled;             /* lives in a pool chunk (found there at free) */
-    uint8_t xflags;             /* VIGIL__FREQ_CANCEL | EAGAIN/EINTR retries so far */
+    uint8_t ctl_bits;             /* VIGIL__FREQ_CANCEL | EAGAIN/EINTR retries so far */
     struct vigil__ring_op uop;  /* io_uring completion hook (priv_p_) */
     int64_t result_;
     struct statx *stx_;
@@ -74,13 +74,13 @@ struct vigil__freq {
     vigil_file_req *next;       /* link: thread queue, done stack, AIO backlog */
     int64_t res;                /* result carried from where it ended to the loop */
     vigil_file_req *inext, *iprev; /* io_uring: the caller's requests in the kernel */
-    int32_t rfd;                /* the real fd of a VIGIL_FILE_FIXED_FILE request */
+    int32_t fixed_fd;                /* the real fd of a VIGIL_FILE_FIXED_FILE request */
     int32_t pad_;
     struct iocb iocb;           /* Linux AIO control block: must outlive the request */
 };
 
-#define VIGIL__FREQ_CANCEL 0x80u   /* xflags: vigil_file_cancel asked */
-#define VIGIL__FREQ_RETRIES 0x7fu  /* xflags: retries so far */
+#define VIGIL__FREQ_CANCEL 0x80u   /* ctl_bits: vigil_file_cancel asked */
+#define VIGIL__FREQ_RETRIES 0x7fu  /* ctl_bits: retries so far */
 
 _Static_assert(sizeof(struct vigil__freq) <= sizeof(vigil_file_req), "vigil_file_req too small");
 _Static_assert(sizeof(vigil_file_req) == 256, "vigil_file_req: four cache lines");
@@ -100,23 +100,23 @@ static inline vigil_file_req *vigil__freq_req(struct vigil__freq *p)
 {
     return (vigil_file_req *)(void *)p;
 }
-/* The fd a request names: its own, or the registered file its index names (rfd, set by
+/* The fd a request names: its own, or the registered file its index names (fixed_fd, set by
  * vigil__freq_resolve on the aio and threads engines' submission paths). */
 static inline int vigil__freq_fd(vigil_file_req *r)
 {
-    return (r->flags & VIGIL_FILE_FIXED_FILE) ? vigil__freq(r)->rfd : r->fd;
+    return (r->flags & VIGIL_FILE_FIXED_FILE) ? vigil__freq(r)->fixed_fd : r->fd;
 }
 static inline bool vigil__freq_cancelled(vigil_file_req *r)
 {
-    return (vigil__freq(r)->xflags & VIGIL__FREQ_CANCEL) != 0;
+    return (vigil__freq(r)->ctl_bits & VIGIL__FREQ_CANCEL) != 0;
 }
 /* Counts one more retry; false when they are used up. */
 static inline bool vigil__freq_retry(vigil_file_req *r)
 {
     struct vigil__freq *fr = vigil__freq(r);
-    if ((fr->xflags & VIGIL__FREQ_RETRIES) >= VIGIL__FILE_RETRIES)
+    if ((fr->ctl_bits & VIGIL__FREQ_RETRIES) >= VIGIL__FILE_RETRIES)
         return false;
-    fr->xflags++;
+    fr->ctl_bits++;
     return true;
 }
 
@@ -197,7 +197,7 @@ static inline struct vigil__file *vigil__file_of(vigil_loop *loop)
 static inline void vigil__freq_resolve(struct vigil__file *f, vigil_file_req *r)
 {
     if (r->flags & VIGIL_FILE_FIXED_FILE)
-        vigil__freq(r)->rfd = f->fixed[r->fd];
+        vigil__freq(r)->fixed_fd = f->fixed[r->fd];
 }
 
 /* Ends a request in the loop thread: runs its callback (retries are the caller's).

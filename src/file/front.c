@@ -243,7 +243,7 @@ static int check(struct vigil__file *f, vigil_file_req *r)
             return -EINVAL;
         if (r->fd < 0 || (unsigned)r->fd >= f->nfixed || f->fixed[r->fd] < 0)
             return -EBADF;
-        /* io_uring takes the index as it is; the other engines translate it (rfd) on
+        /* io_uring takes the index as it is; the other engines translate it (fixed_fd) on
          * their own paths, so this one stays within the request's first cache line. */
     } else if (r->fd < 0 && r->op != VIGIL_FILE_OPEN && r->op != VIGIL_FILE_STAT) {
         return -EBADF;
@@ -275,7 +275,7 @@ int vigil_file_submit(vigil_loop *loop, vigil_file_req *const *reqs, int n)
         /* Marked at once: the same request twice in one batch is refused as -EBUSY. */
         fr->state = VIGIL__FREQ_INFLIGHT;
         fr->route = VIGIL__ROUTE_NONE;
-        fr->xflags = 0; /* not cancelled, no retries */
+        fr->ctl_bits = 0; /* not cancelled, no retries */
     }
     if (k == 0)
         return err;
@@ -299,7 +299,7 @@ int vigil_file_cancel(vigil_loop *loop, vigil_file_req *req)
     struct vigil__freq *fr = vigil__freq(req);
     if (fr->state != VIGIL__FREQ_INFLIGHT || !f->eng)
         return -ENOENT;
-    if (fr->xflags & VIGIL__FREQ_CANCEL)
+    if (fr->ctl_bits & VIGIL__FREQ_CANCEL)
         return 0;
     return f->eng->cancel(loop, f, req);
 }

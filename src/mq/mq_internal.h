@@ -151,7 +151,8 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
 long vigil__mq_curmsgs(struct vigil__mq *q);
 
 /* Notification registration: kind SIGEV_*; 0 unregisters (if pid is the owner).
- * -EBUSY if another live process is registered. token is written to *token. */
+ * -EBUSY if another live process is registered. token identifies the registering
+ * descriptor (kept in the segment, compared at close). */
 int vigil__mq_notify_set(struct vigil__mq *q, int32_t pid, const struct sigevent *sev, uint64_t token);
 /* Removes pid's registration if it holds one (close). */
 void vigil__mq_notify_drop(struct vigil__mq *q, int32_t pid);

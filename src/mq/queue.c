@@ -1,5 +1,7 @@
 /* The shared-memory message queue: priority lists, the lock, blocking, hand-off
- * and crash recovery. The POSIX front (names, descriptors, notify delivery) is posix.c.
+ * and crash recovery; a send that makes the queue non-empty delivers the notification
+ * (notify_deliver, below). The POSIX front (names, descriptors, notify registration,
+ * the SIGEV_THREAD helper) is posix.c.
  *
  * LOCKING
  *   hdr->lockw guards everything in the segment except the message bytes of a slot
