@@ -7,7 +7,9 @@
  *   - The loop is opaque and allocated once. Watchers (vigil_io, vigil_timer,
  *     vigil_signal, ...) are structs the caller owns and embeds in its own objects;
  *     starting or stopping one allocates nothing. Zero a watcher (`= {0}` or memset)
- *     before its first start; after a stop it may be started again.
+ *     before its first start; after a stop it may be started again. Every public
+ *     struct keeps the library's state in opaque members named private_*: their size
+ *     is part of the ABI, their content is not.
  *   - One loop per thread. vigil_loop_wakeup() is the only call another thread (or a signal
  *     handler) may make on a loop.
  *   - All times are int64_t nanoseconds; names carry the unit (_ns).
@@ -153,15 +155,10 @@ typedef struct vigil_io vigil_io;
 typedef void (*vigil_io_cb)(vigil_loop *loop, vigil_io *w, int revents);
 
 struct vigil_io {
-    void *data; /* the caller's */
-    /* private */
-    vigil_io_cb cb;
-    vigil_io *next, *prev;
-    int fd;
-    uint32_t events;
-    uint32_t state;
-    uint32_t pad_;
-    uint64_t reserved[2];
+    void *data;           /* the caller's */
+    int fd;               /* read-only: the watched fd, set by vigil_io_start */
+    uint32_t events;      /* read-only: the mask asked for (start, modify) */
+    uint64_t private_[6]; /* the library's */
 };
 
 /* Watches fd for events (VIGIL_READ|VIGIL_WRITE|VIGIL_PRI, at least one). Several
@@ -207,17 +204,8 @@ typedef struct vigil_timer vigil_timer;
 typedef void (*vigil_timer_cb)(vigil_loop *loop, vigil_timer *t);
 
 struct vigil_timer {
-    void *data; /* the caller's */
-    /* private */
-    vigil_timer_cb cb;
-    int64_t deadline_ns; /* absolute, on clock */
-    int64_t interval_ns;
-    uint64_t seq;        /* start order: equal deadlines fire in start order */
-    uint32_t heap_index;
-    int32_t clock;
-    uint32_t flags;
-    uint32_t state;
-    uint64_t reserved[2];
+    void *data;           /* the caller's */
+    uint64_t private_[8]; /* the library's */
 };
 
 /* Starts a timer on CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME. when_ns is
@@ -246,13 +234,8 @@ typedef struct vigil_signal vigil_signal;
 typedef void (*vigil_signal_cb)(vigil_loop *loop, vigil_signal *w, const struct signalfd_siginfo *si);
 
 struct vigil_signal {
-    void *data;
-    /* private */
-    vigil_signal_cb cb;
-    vigil_signal *next;
-    int signo;
-    uint32_t state;
-    uint64_t reserved[2];
+    void *data;           /* the caller's */
+    uint64_t private_[5]; /* the library's */
 };
 
 /* Runs cb in the loop thread when signo arrives (signalfd). Blocks signo in the calling

@@ -98,15 +98,15 @@ struct vigil_file_req {
     uint8_t op;                   /* enum vigil_file_op */
     uint8_t flags;                /* VIGIL_FILE_FIXED_* */
     uint16_t buf_index;           /* VIGIL_FILE_FIXED_BUF: which registered buffer */
-    uint8_t priv_b_[4];           /* private to vigil */
-    void *priv_p_;                /* private to vigil */
+    uint8_t private_b_[4];           /* private to vigil */
+    void *private_p_;                /* private to vigil */
     int64_t result;               /* the callback's res, once it ran */
     /* Less used: */
     struct statx *stx;            /* STAT: the result */
     int32_t arg;                  /* OPEN: open flags; STAT: AT_* flags */
     uint32_t mode;                /* OPEN: creation mode; STAT: STATX_* mask */
     uint64_t reserved[2];
-    uint64_t priv_[20];           /* private to vigil (the request is 256 bytes) */
+    uint64_t private_[20];           /* private to vigil (the request is 256 bytes) */
 };
 
 struct vigil_file_options {

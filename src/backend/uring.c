@@ -288,14 +288,8 @@ static int poll_done(vigil_loop *loop, struct uring_state *u, uint64_t ud, int32
  * completions into the ring's queue for the turn's completion point. */
 static int reap(vigil_loop *loop, struct uring_state *u, int n)
 {
-    struct io_uring *ring = &u->ring->ring;
-    for (;;) {
-        unsigned head = *ring->cq.khead;
-        /* Acquire: the CQE contents are read after the tail that published them. */
-        unsigned tail = io_uring_smp_load_acquire(ring->cq.ktail);
-        if (head == tail)
-            break;
-        struct io_uring_cqe *cqe = &ring->cq.cqes[head & ring->cq.ring_mask];
+    struct io_uring_cqe *cqe;
+    while ((cqe = vigil__ring_peek(u->ring))) {
         uint64_t ud = cqe->user_data;
         unsigned tag = (unsigned)(ud & VIGIL__UD_TAG);
         if (tag == VIGIL__UD_POLL) {
@@ -306,8 +300,7 @@ static int reap(vigil_loop *loop, struct uring_state *u, int n)
             if (!vigil__ring_queue(u->ring, ud, cqe->res, cqe->flags))
                 break; /* the completion queue is full */
         }
-        /* Release: done reading this CQE before the kernel may reuse its slot. */
-        io_uring_smp_store_release(ring->cq.khead, head + 1);
+        vigil__ring_seen(u->ring);
     }
     return n;
 }

@@ -48,7 +48,7 @@ enum {
 };
 
 /* A request as the library sees it: the layout of vigil_file_req, with names for its
- * private fields (priv_b_, priv_p_ and priv_). Everything the hot path touches -- the
+ * private fields (private_b_, private_p_ and private_). Everything the hot path touches -- the
  * caller's fields, state, route, pooled, cancel/retries, the io_uring op, the result --
  * lies in the first cache line (asserted below). */
 struct vigil__freq {
@@ -60,17 +60,17 @@ struct vigil__freq {
     int32_t fd_;
     uint8_t op_, flags_;
     uint16_t buf_index_;
-    uint8_t state;              /* VIGIL__FREQ_* (priv_b_) */
+    uint8_t state;              /* VIGIL__FREQ_* (private_b_) */
     uint8_t route;              /* VIGIL__ROUTE_* */
     uint8_t pooled;             /* lives in a pool chunk (found there at free) */
     uint8_t ctl_bits;             /* VIGIL__FREQ_CANCEL | EAGAIN/EINTR retries so far */
-    struct vigil__ring_op uop;  /* io_uring completion hook (priv_p_) */
+    struct vigil__ring_op uop;  /* io_uring completion hook (private_p_) */
     int64_t result_;
     struct statx *stx_;
     int32_t arg_;
     uint32_t mode_;
     uint64_t reserved_[2];
-    /* priv_: what only slow paths touch */
+    /* private_: what only slow paths touch */
     vigil_file_req *next;       /* link: thread queue, done stack, AIO backlog */
     int64_t res;                /* result carried from where it ended to the loop */
     vigil_file_req *inext, *iprev; /* io_uring: the caller's requests in the kernel */
@@ -84,10 +84,10 @@ struct vigil__freq {
 
 _Static_assert(sizeof(struct vigil__freq) <= sizeof(vigil_file_req), "vigil_file_req too small");
 _Static_assert(sizeof(vigil_file_req) == 256, "vigil_file_req: four cache lines");
-_Static_assert(offsetof(struct vigil__freq, state) == offsetof(vigil_file_req, priv_b_) &&
-                   offsetof(struct vigil__freq, uop) == offsetof(vigil_file_req, priv_p_) &&
+_Static_assert(offsetof(struct vigil__freq, state) == offsetof(vigil_file_req, private_b_) &&
+                   offsetof(struct vigil__freq, uop) == offsetof(vigil_file_req, private_p_) &&
                    offsetof(struct vigil__freq, result_) == offsetof(vigil_file_req, result) &&
-                   offsetof(struct vigil__freq, next) == offsetof(vigil_file_req, priv_) &&
+                   offsetof(struct vigil__freq, next) == offsetof(vigil_file_req, private_) &&
                    offsetof(struct vigil__freq, reserved_) == offsetof(vigil_file_req, reserved),
                "struct vigil__freq must mirror vigil_file_req");
 _Static_assert(offsetof(vigil_file_req, result) + 8 <= 64, "hot fields beyond one cache line");

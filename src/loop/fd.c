@@ -109,7 +109,7 @@ static void mark_dirty(vigil_loop *loop, int fd, struct vigil__fd *slot)
 static uint32_t slot_mask(const struct vigil__fd *slot)
 {
     uint32_t m = 0;
-    for (const vigil_io *w = slot->head; w; w = w->next)
+    for (const struct vigil__io *w = slot->head; w; w = w->next)
         m |= w->events;
     return m;
 }
@@ -138,8 +138,9 @@ int vigil__fd_pollable(int fd)
 
 /* ------------------------------------------------------------- fd watchers */
 
-static int io_start(vigil_loop *loop, vigil_io *w, int fd, uint32_t events, vigil_io_cb cb, uint32_t state)
+static int io_start(vigil_loop *loop, vigil_io *pub, int fd, uint32_t events, vigil_io_cb cb, uint32_t state)
 {
+    struct vigil__io *w = pub ? vigil__io(pub) : NULL;
     if (!loop || !w || !cb)
         return -EINVAL;
     if (fd < 0)
@@ -161,8 +162,8 @@ static int io_start(vigil_loop *loop, vigil_io *w, int fd, uint32_t events, vigi
     w->state = VIGIL__IO_ACTIVE | state;
     w->next = NULL;
     /* Append: watchers of one fd run in start order. */
-    vigil_io **pp = &slot->head;
-    vigil_io *prev = NULL;
+    struct vigil__io **pp = &slot->head;
+    struct vigil__io *prev = NULL;
     while (*pp) {
         prev = *pp;
         pp = &(*pp)->next;
@@ -187,8 +188,9 @@ int vigil__io_start_internal(vigil_loop *loop, vigil_io *w, int fd, uint32_t eve
     return io_start(loop, w, fd, events, cb, VIGIL__IO_INTERNAL);
 }
 
-int vigil_io_modify(vigil_loop *loop, vigil_io *w, uint32_t events)
+int vigil_io_modify(vigil_loop *loop, vigil_io *pub, uint32_t events)
 {
+    struct vigil__io *w = pub ? vigil__io(pub) : NULL;
     if (!loop || !w)
         return -EINVAL;
     if (!(w->state & VIGIL__IO_ACTIVE))
@@ -204,8 +206,9 @@ int vigil_io_modify(vigil_loop *loop, vigil_io *w, uint32_t events)
     return 0;
 }
 
-int vigil_io_stop(vigil_loop *loop, vigil_io *w)
+int vigil_io_stop(vigil_loop *loop, vigil_io *pub)
 {
+    struct vigil__io *w = pub ? vigil__io(pub) : NULL;
     if (!loop || !w)
         return -EINVAL;
     if (!(w->state & VIGIL__IO_ACTIVE))
@@ -238,8 +241,9 @@ int vigil_io_stop(vigil_loop *loop, vigil_io *w)
     return 0;
 }
 
-int vigil_io_active(const vigil_io *w)
+int vigil_io_active(const vigil_io *pub)
 {
+    const struct vigil__io *w = (const struct vigil__io *)(const void *)pub;
     return w && (w->state & VIGIL__IO_ACTIVE) != 0;
 }
 
@@ -257,18 +261,18 @@ void vigil__report_failures(vigil_loop *loop)
         slot->failed = 0;
         /* Mark the watchers the failure belongs to: a callback may stop some of them or
          * start new ones (those get a fresh registration next turn). */
-        for (vigil_io *w = slot->head; w; w = w->next)
+        for (struct vigil__io *w = slot->head; w; w = w->next)
             w->state |= VIGIL__IO_FAILING;
         for (;;) {
-            vigil_io *w = loop->fds[fd].head;
+            struct vigil__io *w = loop->fds[fd].head;
             while (w && !(w->state & VIGIL__IO_FAILING))
                 w = w->next;
             if (!w)
                 break;
             vigil_io_cb cb = w->cb;
-            vigil_io_stop(loop, w);
+            vigil_io_stop(loop, vigil__io_pub(w));
             loop->in_callback++;
-            cb(loop, w, err);
+            cb(loop, vigil__io_pub(w), err);
             loop->in_callback--;
         }
     }
@@ -282,12 +286,12 @@ void vigil__dispatch(vigil_loop *loop, int n)
             continue;
         if (loop->fds[ev.fd].gen != ev.gen)
             continue; /* a registration that no longer exists: not for these watchers */
-        for (vigil_io *w = loop->fds[ev.fd].head; w; w = loop->iter_next) {
+        for (struct vigil__io *w = loop->fds[ev.fd].head; w; w = loop->iter_next) {
             loop->iter_next = w->next;
             uint32_t r = ev.revents & (w->events | VIGIL_ERR | VIGIL_HUP);
             if (r) {
                 loop->in_callback++;
-                w->cb(loop, w, (int)r);
+                w->cb(loop, vigil__io_pub(w), (int)r);
                 loop->in_callback--;
             }
             if (loop->fds[ev.fd].gen != ev.gen)

@@ -16,13 +16,39 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define VIGIL__EV_CAP 512 /* events taken from the kernel per turn */
 
+/* The library's view of a vigil_io (its private_ words given names). */
+struct vigil__io {
+    void *data;
+    int fd;
+    uint32_t events;
+    vigil_io_cb cb;
+    struct vigil__io *next, *prev; /* watchers of one fd, in start order */
+    uint32_t state;                /* VIGIL__IO_* */
+    uint32_t spare_;
+    uint64_t reserved_[2];
+};
+_Static_assert(sizeof(struct vigil__io) == sizeof(vigil_io), "vigil_io: size is ABI");
+_Static_assert(offsetof(struct vigil__io, data) == offsetof(vigil_io, data) &&
+                   offsetof(struct vigil__io, fd) == offsetof(vigil_io, fd) &&
+                   offsetof(struct vigil__io, events) == offsetof(vigil_io, events),
+               "struct vigil__io must mirror vigil_io");
+static inline struct vigil__io *vigil__io(vigil_io *w)
+{
+    return (struct vigil__io *)(void *)w;
+}
+static inline vigil_io *vigil__io_pub(struct vigil__io *w)
+{
+    return (vigil_io *)(void *)w;
+}
+
 /* One slot per fd number. */
 struct vigil__fd {
-    vigil_io *head;    /* watchers of this fd, in start order */
+    struct vigil__io *head; /* watchers of this fd, in start order */
     uint32_t wanted;   /* union of the watchers' masks */
     uint32_t applied;  /* what the backend registered (0: nothing) */
     uint32_t gen;      /* bumped whenever the last watcher stops */
@@ -91,7 +117,7 @@ struct vigil_loop {
     int *dirty;                 /* fd numbers with pending changes; capacity nfds */
     int ndirty;
     int fail_head;              /* fds with a pending failure report (list via fail_next), -1 */
-    vigil_io *iter_next;        /* next watcher of the dispatch walk (stop() advances it) */
+    struct vigil__io *iter_next; /* next watcher of the dispatch walk (stop() advances it) */
     struct vigil__event ev[VIGIL__EV_CAP];
 
     /* the completion point's queue (FIFO) */

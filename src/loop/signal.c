@@ -13,20 +13,38 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+/* The library's view of a vigil_signal (its private_ words given names). */
+struct sigw {
+    void *data;
+    vigil_signal_cb cb;
+    struct sigw *next;   /* started watchers, newest first */
+    int signo;
+    uint32_t state;
+    uint64_t reserved_[2];
+};
+_Static_assert(sizeof(struct sigw) == sizeof(vigil_signal), "vigil_signal: size is ABI");
+_Static_assert(offsetof(struct sigw, data) == offsetof(vigil_signal, data), "struct sigw must mirror vigil_signal");
+
+static inline struct sigw *sigw_of(vigil_signal *w)
+{
+    return (struct sigw *)(void *)w;
+}
 
 struct signals {
     int fd;                     /* the signalfd */
     vigil_io io;                /* its internal watcher */
-    vigil_signal *head;         /* started watchers, newest first */
-    vigil_signal *iter_next;    /* next watcher of the dispatch walk (stop advances it) */
+    struct sigw *head;          /* started watchers, newest first */
+    struct sigw *iter_next;     /* next watcher of the dispatch walk (stop advances it) */
     sigset_t mask;              /* the signals the signalfd carries */
 };
 
 static bool watched(const struct signals *s, int signo)
 {
-    for (const vigil_signal *w = s->head; w; w = w->next)
+    for (const struct sigw *w = s->head; w; w = w->next)
         if (w->signo == signo)
             return true;
     return false;
@@ -41,11 +59,11 @@ static void sig_cb(vigil_loop *loop, vigil_io *io, int revents)
     if (got <= 0)
         return;
     for (size_t i = 0; i < (size_t)got / sizeof si[0]; i++) {
-        for (vigil_signal *w = s->head; w; w = s->iter_next) {
+        for (struct sigw *w = s->head; w; w = s->iter_next) {
             s->iter_next = w->next;
             if (w->signo == (int)si[i].ssi_signo) {
                 loop->in_callback++;
-                w->cb(loop, w, &si[i]);
+                w->cb(loop, (vigil_signal *)(void *)w, &si[i]);
                 loop->in_callback--;
             }
         }
@@ -77,8 +95,9 @@ static struct signals *signals_get(vigil_loop *loop)
     return s;
 }
 
-int vigil_signal_start(vigil_loop *loop, vigil_signal *w, int signo, vigil_signal_cb cb)
+int vigil_signal_start(vigil_loop *loop, vigil_signal *pub, int signo, vigil_signal_cb cb)
 {
+    struct sigw *w = pub ? sigw_of(pub) : NULL;
     if (!loop || !w || !cb || signo <= 0 || signo >= NSIG || signo == SIGKILL || signo == SIGSTOP)
         return -EINVAL;
     if (w->state)
@@ -118,14 +137,15 @@ int vigil_signal_start(vigil_loop *loop, vigil_signal *w, int signo, vigil_signa
     return 0;
 }
 
-int vigil_signal_stop(vigil_loop *loop, vigil_signal *w)
+int vigil_signal_stop(vigil_loop *loop, vigil_signal *pub)
 {
+    struct sigw *w = pub ? sigw_of(pub) : NULL;
     if (!loop || !w)
         return -EINVAL;
     if (!w->state)
         return 0;
     struct signals *s = loop->mod[VIGIL__MOD_SIGNALS];
-    for (vigil_signal **pp = &s->head; *pp; pp = &(*pp)->next) {
+    for (struct sigw **pp = &s->head; *pp; pp = &(*pp)->next) {
         if (*pp == w) {
             *pp = w->next;
             break;
@@ -144,7 +164,8 @@ int vigil_signal_stop(vigil_loop *loop, vigil_signal *w)
     return 0;
 }
 
-int vigil_signal_active(const vigil_signal *w)
+int vigil_signal_active(const vigil_signal *pub)
 {
+    const struct sigw *w = (const struct sigw *)(const void *)pub;
     return w && w->state ? 1 : 0;
 }

@@ -87,14 +87,14 @@ static int64_t add_clamp(int64_t a, int64_t b)
 
 /* ------------------------------------------------------------------ heap */
 
-static inline bool before(const vigil_timer *a, const vigil_timer *b)
+static inline bool before(const struct vigil__timer *a, const struct vigil__timer *b)
 {
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
 
 static void sift_up(struct vigil__heap *h, uint32_t i)
 {
-    vigil_timer *t = h->a[i];
+    struct vigil__timer *t = h->a[i];
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
         if (!before(t, h->a[p]))
@@ -109,7 +109,7 @@ static void sift_up(struct vigil__heap *h, uint32_t i)
 
 static void sift_down(struct vigil__heap *h, uint32_t i)
 {
-    vigil_timer *t = h->a[i];
+    struct vigil__timer *t = h->a[i];
     for (;;) {
         uint32_t l = 2 * i + 1;
         if (l >= h->n || l < i) /* l < i: wrapped, cannot happen below 2^31 timers */
@@ -135,7 +135,7 @@ static int heap_reserve(struct vigil__heap *h)
     if (h->cap >= UINT32_MAX / 4)
         return -ENOMEM;
     uint32_t cap = h->cap ? h->cap * 2 : 64;
-    vigil_timer **a = realloc(h->a, (size_t)cap * sizeof *a);
+    struct vigil__timer **a = realloc(h->a, (size_t)cap * sizeof *a);
     if (!a)
         return -ENOMEM;
     h->a = a;
@@ -143,17 +143,17 @@ static int heap_reserve(struct vigil__heap *h)
     return 0;
 }
 
-static void heap_push(struct vigil__heap *h, vigil_timer *t)
+static void heap_push(struct vigil__heap *h, struct vigil__timer *t)
 {
     h->a[h->n] = t;
     h->n++;
     sift_up(h, h->n - 1);
 }
 
-static void heap_remove(struct vigil__heap *h, vigil_timer *t)
+static void heap_remove(struct vigil__heap *h, struct vigil__timer *t)
 {
     uint32_t i = t->heap_index;
-    vigil_timer *last = h->a[--h->n];
+    struct vigil__timer *last = h->a[--h->n];
     if (i < h->n) {
         h->a[i] = last;
         last->heap_index = i;
@@ -169,7 +169,7 @@ bool vigil__heap_valid(const struct vigil__heap *h)
     if (h->n > h->cap)
         return false;
     for (uint32_t i = 0; i < h->n; i++) {
-        const vigil_timer *t = h->a[i];
+        const struct vigil__timer *t = h->a[i];
         if (!t || t->heap_index != i || !(t->state & TIMER_ACTIVE))
             return false;
         if (i > 0 && before(t, h->a[(i - 1) / 2]))
@@ -199,7 +199,7 @@ static int64_t clk_read(vigil_loop *loop, int c)
     return c == VIGIL__CLK_REAL ? t + tm->real_offset_ns : t;
 }
 
-static bool is_precise(const vigil_loop *loop, const vigil_timer *t)
+static bool is_precise(const vigil_loop *loop, const struct vigil__timer *t)
 {
     return (t->flags & VIGIL_TIMER_PRECISE) || (loop->flags & VIGIL_LOOP_PRECISE);
 }
@@ -321,9 +321,10 @@ int vigil__timers_new(vigil_loop *loop)
 
 /* ---------------------------------------------------------------- API */
 
-int vigil_timer_start(vigil_loop *loop, vigil_timer *t, clockid_t clock, int64_t when_ns, int64_t interval_ns,
+int vigil_timer_start(vigil_loop *loop, vigil_timer *pub, clockid_t clock, int64_t when_ns, int64_t interval_ns,
                       uint32_t flags, vigil_timer_cb cb)
 {
+    struct vigil__timer *t = pub ? vigil__timer(pub) : NULL;
     if (!loop || !t || !cb || interval_ns < 0 || (flags & ~(VIGIL_TIMER_ABS | VIGIL_TIMER_PRECISE)))
         return -EINVAL;
     int c = vigil__clk_index(clock);
@@ -352,8 +353,9 @@ int vigil_timer_start(vigil_loop *loop, vigil_timer *t, clockid_t clock, int64_t
     return 0;
 }
 
-int vigil_timer_stop(vigil_loop *loop, vigil_timer *t)
+int vigil_timer_stop(vigil_loop *loop, vigil_timer *pub)
 {
+    struct vigil__timer *t = pub ? vigil__timer(pub) : NULL;
     if (!loop || !t)
         return -EINVAL;
     if (!(t->state & TIMER_ACTIVE))
@@ -366,8 +368,9 @@ int vigil_timer_stop(vigil_loop *loop, vigil_timer *t)
     return 0;
 }
 
-int vigil_timer_active(const vigil_timer *t)
+int vigil_timer_active(const vigil_timer *pub)
 {
+    const struct vigil__timer *t = (const struct vigil__timer *)(const void *)pub;
     return t && (t->state & TIMER_ACTIVE) ? 1 : 0;
 }
 
@@ -412,7 +415,7 @@ int vigil__timers_run(vigil_loop *loop, struct vigil__timers *tm)
         int64_t now = clk_now(loop, c);
         uint64_t limit = tm->seq; /* timers started from here on wait for the next pass */
         while (h->n > 0) {
-            vigil_timer *t = h->a[0];
+            struct vigil__timer *t = h->a[0];
             if (t->deadline_ns > now || t->seq >= limit)
                 break;
             if (t->interval_ns > 0) {
@@ -430,7 +433,7 @@ int vigil__timers_run(vigil_loop *loop, struct vigil__timers *tm)
             if (is_precise(loop, t))
                 tm->precise_wakeups++;
             loop->in_callback++;
-            t->cb(loop, t);
+            t->cb(loop, (vigil_timer *)(void *)t);
             loop->in_callback--;
             fired++;
         }
@@ -504,7 +507,7 @@ void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct v
         if (h->n == 0)
             continue;
         bool by_fd = c != VIGIL__CLK_MONO && tm->clk_fd[c] >= 0;
-        const vigil_timer *t = h->a[0];
+        const struct vigil__timer *t = h->a[0];
         if (t->deadline_ns == INT64_MAX)
             continue; /* 292 years away: no timeout at all */
         bool precise = is_precise(loop, t);

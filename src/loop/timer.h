@@ -6,8 +6,29 @@
 
 #include "loop/loop.h"
 
+/* The library's view of a vigil_timer (its private_ words given names). */
+struct vigil__timer {
+    void *data;
+    vigil_timer_cb cb;
+    int64_t deadline_ns; /* absolute, on clock */
+    int64_t interval_ns;
+    uint64_t seq;        /* start order: equal deadlines fire in start order */
+    uint32_t heap_index;
+    int32_t clock;       /* VIGIL__CLK_* */
+    uint32_t flags;
+    uint32_t state;
+    uint64_t reserved_[2];
+};
+_Static_assert(sizeof(struct vigil__timer) == sizeof(vigil_timer), "vigil_timer: size is ABI");
+_Static_assert(offsetof(struct vigil__timer, data) == offsetof(vigil_timer, data),
+               "struct vigil__timer must mirror vigil_timer");
+static inline struct vigil__timer *vigil__timer(vigil_timer *t)
+{
+    return (struct vigil__timer *)(void *)t;
+}
+
 struct vigil__heap {
-    vigil_timer **a;
+    struct vigil__timer **a;
     uint32_t n, cap;
 };
 

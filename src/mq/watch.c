@@ -225,6 +225,17 @@ static int uring_arm(vigil_loop *loop, struct mqw *w)
 
 static int thread_start(vigil_loop *loop, struct mqw *w);
 
+/* The watcher cannot wait any more: stopped, and told why (once). */
+static void fail(vigil_loop *loop, struct mqw *w, int err)
+{
+    vigil_mq_watch *pub = w->pub;
+    vigil_mq_watch_cb cb = w->cb;
+    vigil_mq_watch_stop(loop, pub);
+    loop->in_callback++;
+    cb(loop, pub, err);
+    loop->in_callback--;
+}
+
 static void op_complete(vigil_loop *loop, struct vigil__ring_op *base, int32_t res, uint32_t cflags)
 {
     (void)cflags;
@@ -239,28 +250,16 @@ static void op_complete(vigil_loop *loop, struct vigil__ring_op *base, int32_t r
         /* The probe said yes but the kernel refuses this wait: use a thread. */
         atomic_store_explicit(&futex_op, 0, memory_order_relaxed);
         int r = thread_start(loop, w);
-        if (r < 0) {
-            vigil_mq_watch *pub = w->pub;
-            vigil_mq_watch_cb cb = w->cb;
-            vigil_mq_watch_stop(loop, pub);
-            loop->in_callback++;
-            cb(loop, pub, r);
-            loop->in_callback--;
-        }
+        if (r < 0)
+            fail(loop, w, r);
         return;
     }
     if (dispatch(loop, w))
         return;
     if ((w->state & MQW_ACTIVE) && !(w->state & MQW_THREAD) && !w->op) {
         int r = uring_arm(loop, w);
-        if (r < 0) {
-            vigil_mq_watch *pub = w->pub;
-            vigil_mq_watch_cb cb = w->cb;
-            vigil_mq_watch_stop(loop, pub);
-            loop->in_callback++;
-            cb(loop, pub, r);
-            loop->in_callback--;
-        }
+        if (r < 0)
+            fail(loop, w, r);
     }
 }
 

@@ -136,19 +136,12 @@ int vigil__ring_drain(struct vigil_loop *loop, struct vigil__ring *r)
     int e = vigil__ring_enter(r, 1, IORING_ENTER_GETEVENTS, NULL);
     if (!vigil__ring_benign(e))
         return e;
-    struct io_uring *ring = &r->ring;
-    for (;;) {
-        unsigned head = *ring->cq.khead;
-        /* Acquire: the CQE contents are read after the tail that published them. */
-        unsigned tail = io_uring_smp_load_acquire(ring->cq.ktail);
-        if (head == tail)
-            break;
-        struct io_uring_cqe *cqe = &ring->cq.cqes[head & ring->cq.ring_mask];
+    struct io_uring_cqe *cqe;
+    while ((cqe = vigil__ring_peek(r))) {
         if ((cqe->user_data & VIGIL__UD_TAG) == VIGIL__UD_OP && cqe->user_data &&
             !vigil__ring_queue(r, cqe->user_data, cqe->res, cqe->flags))
             break;
-        /* Release: done reading this CQE before the kernel may reuse its slot. */
-        io_uring_smp_store_release(ring->cq.khead, head + 1);
+        vigil__ring_seen(r);
     }
     vigil__ring_complete(loop, r);
     return 0;

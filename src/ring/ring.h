@@ -112,6 +112,23 @@ static inline void vigil__ring_op_prep(struct vigil__ring *r, struct io_uring_sq
     r->inflight++;
 }
 
+/* The next completion the kernel posted, or NULL (a memory read, no system call). Call
+ * vigil__ring_seen once done reading it. */
+static inline struct io_uring_cqe *vigil__ring_peek(struct vigil__ring *r)
+{
+    struct io_uring *ring = &r->ring;
+    unsigned head = *ring->cq.khead;
+    /* Acquire: the CQE contents are read after the tail that published them. */
+    if (head == io_uring_smp_load_acquire(ring->cq.ktail))
+        return NULL;
+    return &ring->cq.cqes[head & ring->cq.ring_mask];
+}
+static inline void vigil__ring_seen(struct vigil__ring *r)
+{
+    /* Release: done reading this CQE before the kernel may reuse its slot. */
+    io_uring_smp_store_release(r->ring.cq.khead, *r->ring.cq.khead + 1);
+}
+
 /* Queues a completion of an op read from the CQ ring, for the completion point; false
  * when this turn's queue is full (leave the CQE in the ring). */
 static inline bool vigil__ring_queue(struct vigil__ring *r, uint64_t ud, int32_t res, uint32_t flags)

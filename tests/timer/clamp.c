@@ -27,7 +27,7 @@ int main(void)
     memset(rep, 0, sizeof rep);
     for (int c = 0; c < 3; c++) {
         CHECK_EQ(vigil_timer_start(loop, &rel[c], clocks[c], INT64_MAX, 0, 0, cb), 0);
-        CHECK_EQ(rel[c].deadline_ns, INT64_MAX);
+        CHECK_EQ(vigil__timer(&rel[c])->deadline_ns, INT64_MAX);
         CHECK_EQ(vigil_timer_start(loop, &absmax[c], clocks[c], INT64_MAX, 0, VIGIL_TIMER_ABS, cb), 0);
         /* due at once (absolute 1 ns), then INT64_MAX later: clamps */
         CHECK_EQ(vigil_timer_start(loop, &rep[c], clocks[c], 1, INT64_MAX, VIGIL_TIMER_ABS, cb), 0);
@@ -38,7 +38,7 @@ int main(void)
     for (int c = 0; c < 3; c++) {
         CHECK(vigil_timer_active(&rel[c]));
         CHECK(vigil_timer_active(&rep[c]));
-        CHECK_EQ(rep[c].deadline_ns, INT64_MAX);
+        CHECK_EQ(vigil__timer(&rep[c])->deadline_ns, INT64_MAX);
         CHECK_EQ(vigil_timer_stop(loop, &rel[c]), 0);
         CHECK_EQ(vigil_timer_stop(loop, &absmax[c]), 0);
         CHECK_EQ(vigil_timer_stop(loop, &rep[c]), 0);
@@ -53,7 +53,7 @@ int main(void)
     CHECK_EQ(fired, 2);
     CHECK(!vigil_timer_active(&lo));
     CHECK(vigil_timer_active(&lorep));
-    CHECK(lorep.deadline_ns > tt_now(CLOCK_REALTIME));
+    CHECK(vigil__timer(&lorep)->deadline_ns > tt_now(CLOCK_REALTIME));
     CHECK_EQ(vigil_timer_stop(loop, &lorep), 0);
     struct vigil_loop_stats st;
     CHECK_EQ(vigil_loop_stats(loop, &st), 0);

@@ -26,9 +26,9 @@ static void in_order(vigil_loop *loop, vigil_timer *t)
 {
     (void)loop;
     /* deadline then start order; seq is private but is the start order */
-    CHECK(t->deadline_ns > last_d || (t->deadline_ns == last_d && t->seq > last_seq));
-    last_d = t->deadline_ns;
-    last_seq = t->seq;
+    CHECK(vigil__timer(t)->deadline_ns > last_d || (vigil__timer(t)->deadline_ns == last_d && vigil__timer(t)->seq > last_seq));
+    last_d = vigil__timer(t)->deadline_ns;
+    last_seq = vigil__timer(t)->seq;
     nfired++;
 }
 
