@@ -515,7 +515,10 @@ void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct v
         int64_t rem = t->deadline_ns > now ? t->deadline_ns - now : 0;
         if (by_fd && !precise && rem > 0)
             continue; /* its timerfd wakes the loop */
-        int64_t lead = precise ? tm->precise_margin_ns : tm->comp_ns;
+        /* A precise deadline within the budget is not slept for at all: any sleep's
+         * wake-up latency tail (tens of us to ms in a VM) would be larger than what
+         * spinning costs there. Further away, sleep to deadline - margin. */
+        int64_t lead = precise ? (rem <= tm->budget_ns ? rem : tm->precise_margin_ns) : tm->comp_ns;
         rem = rem > lead ? rem - lead : 0;
         if (rem < best)
             best = rem;
@@ -548,9 +551,10 @@ void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
         struct vigil__heap *h = &tm->heap[c];
         if (h->n == 0)
             continue;
-        /* how far before the deadline the wait may have ended on purpose: timerfd
+        /* how far before the deadline the wait may have ended on purpose (precise: up to
+         * the budget, see vigil__timers_deadline; the margin never exceeds it): timerfd
          * clocks wake at the deadline itself in default mode */
-        int64_t lead = is_precise(loop, h->a[0]) ? tm->precise_margin_ns
+        int64_t lead = is_precise(loop, h->a[0]) ? tm->budget_ns
                        : c == VIGIL__CLK_MONO || tm->clk_fd[c] < 0 ? tm->comp_ns
                                                                       : 0;
         int64_t d = h->a[0]->deadline_ns;
