@@ -1,7 +1,10 @@
-/* src/mq/: the shared-memory queue (queue.c), its POSIX front (posix.c) and its loop
- * watcher (watch.c, the only file here that calls src/loop and src/ring). This header:
- * the layout of one segment and the operations on it. Not installed; posix.c, watch.c,
- * the tests and the fuzz harness use it.
+/* src/mq/: the shared-memory queue, its POSIX front (posix.c) and its loop watcher
+ * (watch.c, the only file here that calls src/loop and src/ring). This header: the
+ * layout of one segment and the operations on it. Not installed; posix.c, watch.c, the
+ * tests and the fuzz harness use it. The operations live in segment.c (geometry,
+ * format, attach), lock.c (the lock, recovery, and the rules every file keeps), wait.c,
+ * send.c, receive.c, notify.c (notification, loop watchers) and check.c; what they
+ * share is queue_int.h.
  *
  * Layout of a segment (all offsets fixed by maxmsg and msgsize, recomputed and compared
  * at attach; nothing geometric is ever re-read from the segment after that):
@@ -26,6 +29,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "mq/futex.h" /* the futex words below are waited on and woken with it */
 #include "vigil/mq.h"
 
 #define VIGIL__MQ_MAGIC 0x31514d4c49474956ULL /* "VIGILMQ1" little-endian */
@@ -72,7 +76,7 @@ struct vigil__mq_hdr {
     uint32_t maxmsg, msgsize, stride, nrec;
     uint64_t off_recs, off_heads, off_slots;
 
-    /* The queue lock (see queue.c, LOCKING): 0 free, else the owner's thread id. */
+    /* The queue lock (see lock.c, LOCKING): 0 free, else the owner's thread id. */
     alignas(64) _Atomic uint32_t lockw;
     _Atomic uint32_t lock_waiters; /* threads in FUTEX_WAIT on lockw */
     uint32_t broken;         /* recovery found the structure corrupt: EBADMSG forever */
@@ -150,9 +154,10 @@ ssize_t vigil__mq_receive(struct vigil__mq *q, char *buf, size_t len, unsigned *
 /* Number of queued messages (a racy snapshot), or -EBADMSG. */
 long vigil__mq_curmsgs(struct vigil__mq *q);
 
-/* Notification registration: kind SIGEV_*; 0 unregisters (if pid is the owner).
- * -EBUSY if another live process is registered. token identifies the registering
- * descriptor (kept in the segment, compared at close). */
+/* Notification registration: sev gives the kind (SIGEV_*), signal and value; NULL
+ * unregisters (if pid is the owner).
+ * -EBUSY if another live process is registered. token names this registration: a send
+ * that fires it copies it to fired_token, which the SIGEV_THREAD helper compares. */
 int vigil__mq_notify_set(struct vigil__mq *q, int32_t pid, const struct sigevent *sev, uint64_t token);
 /* Removes pid's registration if it holds one (close). */
 void vigil__mq_notify_drop(struct vigil__mq *q, int32_t pid);
@@ -170,9 +175,5 @@ struct vigil__mq *vigil__mq_get(mqd_t d);
  * bump and wake state_seq when the queue turns non-empty or non-full). */
 int vigil__mq_ready(struct vigil__mq *q, uint32_t events);
 int vigil__mq_watchers(struct vigil__mq *q, int delta);
-
-/* Shared futex helpers (process-shared: the words live in shared memory). */
-int vigil__futex_wait_rt(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt);
-void vigil__futex_wake(_Atomic uint32_t *word, int n);
 
 #endif

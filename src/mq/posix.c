@@ -1,11 +1,13 @@
 /* The POSIX front of the shared-memory queues: names and files, the process's
- * descriptor table, -1/errno, notification threads. The queue itself is queue.c.
+ * descriptor table, -1/errno, notification threads. The queue itself is
+ * the rest of src/mq/ (lock.c opens with its rules).
  *
  * Descriptors: mqd_t indexes a static table. open/close/notify take table_lock (a
  * process-local mutex); send/receive/getattr only read their entry, as a read() on a
  * file descriptor does not lock the fd table (closing a descriptor while another
  * thread uses it is the caller's race, as with close()).
  */
+#include "mq/futex.h"
 #include "mq/mq_internal.h"
 
 #include <errno.h>

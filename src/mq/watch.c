@@ -26,6 +26,7 @@
 #include "loop/loop.h"
 #include "ring/ring.h"
 #include "sys/probe.h"
+#include "mq/futex.h"
 #include "mq/mq_internal.h"
 #include "vigil/mq_watch.h"
 
@@ -42,9 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Newer than Debian's uapi header: values from the kernel's include/uapi. */
-#define OP_FUTEX_WAIT 51        /* IORING_OP_FUTEX_WAIT, Linux 6.7 */
-#define FUTEX2_SIZE_U32_ 0x02u  /* futex2 flags: 32-bit word, shared (no FUTEX2_PRIVATE) */
 
 enum { MQW_ACTIVE = 0x1u, MQW_THREAD = 0x2u };
 enum { OPK_NOP = 1, OPK_FUTEX = 2 };
