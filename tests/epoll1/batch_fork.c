@@ -1,6 +1,5 @@
 /* A child of fork() batches on its own (the parent's private ring is not shared with
  * it), and the parent's ring still works afterwards. */
-#include <sys/wait.h>
 
 #include "e1.h"
 
@@ -19,9 +18,7 @@ int main(void)
         int n = vigil_epoll_ctl_batch(epfd, 0, 2, k);
         _exit(n == 1 && k[0].result == 0 && k[1].result == -EEXIST ? 0 : 1);
     }
-    int st;
-    CHECK_SYS(waitpid(pid, &st, 0));
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(vt_child_exit(pid), 0);
     /* The child shares the epoll instance: b is registered (data 2). */
     CHECK_EQ(e1_registered(epfd, b), 1);
     struct vigil_epoll_ctl_cmd d[2] = {e1_cmd(EPOLL_CTL_DEL, b, 0, 0), e1_cmd(EPOLL_CTL_ADD, a, EPOLLIN, 4)};

@@ -1,8 +1,6 @@
 /* A batch larger than one io_uring submission (the private ring holds 256 entries):
  * 1000 ADDs then 1000 DELs, all done, in order, results 0; a failure in a later chunk
  * still stops at the right index. */
-#include <sys/resource.h>
-
 #include "e1.h"
 
 #define N 1000
@@ -10,15 +8,7 @@
 int main(void)
 {
     e1_path_or_skip();
-    struct rlimit rl;
-    CHECK_SYS(getrlimit(RLIMIT_NOFILE, &rl));
-    if (rl.rlim_cur < N + 64) {
-        rl.rlim_cur = rl.rlim_max < N + 64 ? rl.rlim_max : N + 64;
-        setrlimit(RLIMIT_NOFILE, &rl);
-        CHECK_SYS(getrlimit(RLIMIT_NOFILE, &rl));
-        if (rl.rlim_cur < N + 64)
-            vt_skip("RLIMIT_NOFILE too small for 1000 eventfds");
-    }
+    vt_nofile_at_least(N + 64);
     int epfd = epoll_create1(EPOLL_CLOEXEC);
     CHECK_SYS(epfd);
     static int fds[N];

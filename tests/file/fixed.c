@@ -5,17 +5,6 @@
  * requests are refused. */
 #include "ft.h"
 
-static int done;
-static int64_t last;
-
-static void on_done(vigil_loop *loop, vigil_file_req *req, int64_t res)
-{
-    (void)loop;
-    (void)req;
-    last = res;
-    done++;
-}
-
 int main(void)
 {
     vigil_loop *loop = ft_loop();
@@ -28,40 +17,34 @@ int main(void)
 
     memset(mem[0], 'F', sizeof mem[0]);
     vigil_file_req r = {0};
-    vigil_file_prep_write(&r, 1, mem[0], 4096, 0, on_done);
+    vigil_file_prep_write(&r, 1, mem[0], 4096, 0, ft_on_done);
     r.flags = VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF;
     r.buf_index = 0;
-    CHECK_EQ(vigil_file_start(loop, &r), 0);
-    ft_run_until(loop, &done, 1);
-    CHECK_EQ(last, 4096);
+    CHECK_EQ(ft_start_wait(loop, &r), 4096);
     char check[4096];
     CHECK(pread(fds[1], check, sizeof check, 0) == 4096); /* index 1 is fds[1] */
     CHECK(memcmp(check, mem[0], sizeof check) == 0);
 
-    vigil_file_prep_read(&r, 1, mem[1] + 100, 1000, 10, on_done);
+    vigil_file_prep_read(&r, 1, mem[1] + 100, 1000, 10, ft_on_done);
     r.flags = VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF;
     r.buf_index = 1;
-    CHECK_EQ(vigil_file_start(loop, &r), 0);
-    ft_run_until(loop, &done, 2);
-    CHECK_EQ(last, 1000);
+    CHECK_EQ(ft_start_wait(loop, &r), 1000);
     CHECK_EQ(mem[1][100], 'F');
 
-    vigil_file_prep_fsync(&r, 0, 0, on_done);
+    vigil_file_prep_fsync(&r, 0, 0, ft_on_done);
     r.flags = VIGIL_FILE_FIXED_FILE;
-    CHECK_EQ(vigil_file_start(loop, &r), 0);
-    ft_run_until(loop, &done, 3);
-    CHECK_EQ(last, 0);
+    CHECK_EQ(ft_start_wait(loop, &r), 0);
 
-    vigil_file_prep_read(&r, 2, mem[1], 10, 0, on_done);
+    vigil_file_prep_read(&r, 2, mem[1], 10, 0, ft_on_done);
     r.flags = VIGIL_FILE_FIXED_FILE;
     CHECK_EQ(vigil_file_start(loop, &r), -EBADF);
 
     CHECK_EQ(vigil_file_unregister_buffers(loop), 0);
     CHECK_EQ(vigil_file_unregister_files(loop), 0);
-    vigil_file_prep_read(&r, 0, mem[1], 10, 0, on_done);
+    vigil_file_prep_read(&r, 0, mem[1], 10, 0, ft_on_done);
     r.flags = VIGIL_FILE_FIXED_FILE;
     CHECK_EQ(vigil_file_start(loop, &r), -EBADF);
-    vigil_file_prep_read(&r, fds[0], mem[1], 10, 0, on_done);
+    vigil_file_prep_read(&r, fds[0], mem[1], 10, 0, ft_on_done);
     r.flags = VIGIL_FILE_FIXED_BUF;
     CHECK_EQ(vigil_file_start(loop, &r), -EINVAL);
     CHECK_EQ(vigil_loop_free(loop), 0);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,6 +73,68 @@ static inline void ft_run_until(vigil_loop *loop, const int *counter, int n)
 {
     while (*counter < n)
         CHECK(vigil_loop_run(loop, VIGIL_RUN_ONCE) >= 0);
+}
+
+/* What the completions of a test's ft_on_done requests said: how many came, the last
+ * result, and each result by the slot the request's data names (an index below
+ * FT_SLOTS: 0 for a zeroed request; ft_reqs numbers them). */
+#define FT_SLOTS 8
+struct ft_results {
+    int done;
+    int64_t last;
+    int64_t res[FT_SLOTS];
+};
+
+static inline struct ft_results *ft_results(void)
+{
+    static struct ft_results r;
+    return &r;
+}
+
+/* The completion callback that records into ft_results(); the result it is passed is
+ * the one the request holds. */
+static inline void ft_on_done(vigil_loop *loop, vigil_file_req *req, int64_t res)
+{
+    (void)loop;
+    struct ft_results *r = ft_results();
+    intptr_t slot = (intptr_t)req->data;
+    CHECK(slot >= 0 && slot < FT_SLOTS);
+    CHECK_EQ(req->result, res);
+    r->res[slot] = res;
+    r->last = res;
+    r->done++;
+}
+
+/* Zeroes n requests and numbers them 0..n-1 (their ft_results() slots). */
+static inline void ft_reqs(vigil_file_req *req, int n)
+{
+    CHECK(n > 0 && n <= FT_SLOTS);
+    memset(req, 0, sizeof *req * (size_t)n);
+    for (int i = 0; i < n; i++)
+        req[i].data = (void *)(intptr_t)i;
+}
+
+/* Submits req[0..n-1] as one batch, all of which must start, and runs the loop until
+ * they have completed. */
+static inline void ft_submit_wait(vigil_loop *loop, vigil_file_req *req, int n)
+{
+    vigil_file_req *v[FT_SLOTS];
+    CHECK(n > 0 && n <= FT_SLOTS);
+    for (int i = 0; i < n; i++)
+        v[i] = &req[i];
+    int want = ft_results()->done + n;
+    CHECK_EQ(vigil_file_submit(loop, v, n), n);
+    ft_run_until(loop, &ft_results()->done, want);
+}
+
+/* Starts one request, which must start, runs the loop until it completes and returns
+ * its result. */
+static inline int64_t ft_start_wait(vigil_loop *loop, vigil_file_req *req)
+{
+    int want = ft_results()->done + 1;
+    CHECK_EQ(vigil_file_start(loop, req), 0);
+    ft_run_until(loop, &ft_results()->done, want);
+    return ft_results()->last;
 }
 
 #endif

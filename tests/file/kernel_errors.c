@@ -3,16 +3,6 @@
  * write into a read-only fd -EBADF, a read of a directory -EISDIR. */
 #include "ft.h"
 
-static int done;
-static int64_t res_of[4];
-
-static void on_done(vigil_loop *loop, vigil_file_req *req, int64_t res)
-{
-    (void)loop;
-    res_of[(intptr_t)req->data] = res;
-    done++;
-}
-
 int main(void)
 {
     vigil_loop *loop = ft_loop();
@@ -29,26 +19,25 @@ int main(void)
     CHECK_SYS(dir);
     char buf[64] = {0};
     vigil_file_req r[4];
-    memset(r, 0, sizeof r);
-    for (int i = 0; i < 4; i++)
-        r[i].data = (void *)(intptr_t)i;
-    vigil_file_prep_read(&r[0], closed, buf, sizeof buf, 0, on_done);
-    vigil_file_prep_read(&r[1], wo, buf, sizeof buf, 0, on_done);
-    vigil_file_prep_write(&r[2], ro, buf, sizeof buf, 0, on_done);
-    vigil_file_prep_read(&r[3], dir, buf, sizeof buf, 0, on_done);
+    ft_reqs(r, 4);
+    vigil_file_prep_read(&r[0], closed, buf, sizeof buf, 0, ft_on_done);
+    vigil_file_prep_read(&r[1], wo, buf, sizeof buf, 0, ft_on_done);
+    vigil_file_prep_write(&r[2], ro, buf, sizeof buf, 0, ft_on_done);
+    vigil_file_prep_read(&r[3], dir, buf, sizeof buf, 0, ft_on_done);
+    struct ft_results *got = ft_results();
     int expect = 4;
     for (int i = 0; i < 4; i++) {
         int s = vigil_file_start(loop, &r[i]);
         if (s < 0) { /* refused at submission: same error */
-            res_of[i] = s;
+            got->res[i] = s;
             expect--;
         }
     }
-    ft_run_until(loop, &done, expect);
-    CHECK_EQ(res_of[0], -EBADF);
-    CHECK_EQ(res_of[1], -EBADF);
-    CHECK_EQ(res_of[2], -EBADF);
-    CHECK_EQ(res_of[3], -EISDIR);
+    ft_run_until(loop, &got->done, expect);
+    CHECK_EQ(got->res[0], -EBADF);
+    CHECK_EQ(got->res[1], -EBADF);
+    CHECK_EQ(got->res[2], -EBADF);
+    CHECK_EQ(got->res[3], -EISDIR);
     CHECK_EQ(vigil_loop_free(loop), 0);
     return 0;
 }

@@ -5,17 +5,6 @@
 #include <signal.h>
 #include <sys/resource.h>
 
-static int done;
-static int64_t last;
-
-static void on_done(vigil_loop *loop, vigil_file_req *req, int64_t res)
-{
-    (void)loop;
-    (void)req;
-    last = res;
-    done++;
-}
-
 int main(void)
 {
     signal(SIGXFSZ, SIG_IGN);
@@ -28,15 +17,11 @@ int main(void)
     static char buf[4096];
     memset(buf, 'w', sizeof buf);
     vigil_file_req w = {0};
-    vigil_file_prep_write(&w, fd, buf, sizeof buf, 0, on_done);
-    CHECK_EQ(vigil_file_start(loop, &w), 0);
-    ft_run_until(loop, &done, 1);
-    CHECK_EQ(last, 1000);
+    vigil_file_prep_write(&w, fd, buf, sizeof buf, 0, ft_on_done);
+    CHECK_EQ(ft_start_wait(loop, &w), 1000);
     /* At the limit: nothing more can be written, the kernel says EFBIG. */
-    vigil_file_prep_write(&w, fd, buf, sizeof buf, 1000, on_done);
-    CHECK_EQ(vigil_file_start(loop, &w), 0);
-    ft_run_until(loop, &done, 2);
-    CHECK_EQ(last, -EFBIG);
+    vigil_file_prep_write(&w, fd, buf, sizeof buf, 1000, ft_on_done);
+    CHECK_EQ(ft_start_wait(loop, &w), -EFBIG);
     CHECK_EQ(vigil_loop_free(loop), 0);
     return 0;
 }

@@ -2,16 +2,6 @@
  * for a file that cannot be synced (EINVAL for a pipe). */
 #include "ft.h"
 
-static int done;
-static int64_t res_of[3];
-
-static void on_done(vigil_loop *loop, vigil_file_req *req, int64_t res)
-{
-    (void)loop;
-    res_of[(intptr_t)req->data] = res;
-    done++;
-}
-
 int main(void)
 {
     vigil_loop *loop = ft_loop();
@@ -19,16 +9,16 @@ int main(void)
     CHECK(pwrite(fd, "hello", 5, 0) == 5);
     int p[2];
     CHECK_SYS(pipe(p));
-    vigil_file_req a = {.data = (void *)0}, b = {.data = (void *)1}, c = {.data = (void *)2};
-    vigil_file_prep_fsync(&a, fd, 0, on_done);
-    vigil_file_prep_fsync(&b, fd, 1, on_done);
-    vigil_file_prep_fsync(&c, p[0], 0, on_done);
-    vigil_file_req *v[3] = {&a, &b, &c};
-    CHECK_EQ(vigil_file_submit(loop, v, 3), 3);
-    ft_run_until(loop, &done, 3);
-    CHECK_EQ(res_of[0], 0);
-    CHECK_EQ(res_of[1], 0);
-    CHECK_EQ(res_of[2], -EINVAL);
+    vigil_file_req r[3];
+    ft_reqs(r, 3);
+    vigil_file_prep_fsync(&r[0], fd, 0, ft_on_done);
+    vigil_file_prep_fsync(&r[1], fd, 1, ft_on_done);
+    vigil_file_prep_fsync(&r[2], p[0], 0, ft_on_done);
+    ft_submit_wait(loop, r, 3);
+    const int64_t *res = ft_results()->res;
+    CHECK_EQ(res[0], 0);
+    CHECK_EQ(res[1], 0);
+    CHECK_EQ(res[2], -EINVAL);
     CHECK_EQ(vigil_loop_free(loop), 0);
     return 0;
 }

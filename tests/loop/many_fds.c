@@ -4,7 +4,6 @@
 #include "vt.h"
 
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #define N 10000
@@ -27,15 +26,7 @@ static void on_ready(vigil_loop *l, vigil_io *io, int ev)
 
 int main(void)
 {
-    struct rlimit rl;
-    CHECK_SYS(getrlimit(RLIMIT_NOFILE, &rl));
-    if (rl.rlim_cur < N + 100) {
-        rl.rlim_cur = rl.rlim_max < N + 100 ? rl.rlim_max : N + 100;
-        setrlimit(RLIMIT_NOFILE, &rl);
-        CHECK_SYS(getrlimit(RLIMIT_NOFILE, &rl));
-        if (rl.rlim_cur < N + 100)
-            vt_skip("RLIMIT_NOFILE below 10,100 and the hard limit forbids raising it");
-    }
+    vt_nofile_at_least(N + 100);
     vigil_loop *loop = vt_loop();
     for (int i = 0; i < N; i++) {
         fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -3,7 +3,6 @@
  * for a second registration (same process or another). */
 #include "mqt.h"
 #include <signal.h>
-#include <sys/wait.h>
 
 static int poll_sig(siginfo_t *si)
 {
@@ -35,9 +34,7 @@ int main(void)
     CHECK_SYS(pid);
     if (pid == 0)
         _exit(vigil_mq_notify(q, &ev) == -1 && errno == EBUSY ? 0 : 1);
-    int st;
-    CHECK_SYS(waitpid(pid, &st, 0));
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(vt_child_exit(pid), 0);
 
     siginfo_t si;
     CHECK_EQ(poll_sig(&si), -1); /* nothing yet */
@@ -66,8 +63,7 @@ int main(void)
     CHECK_SYS(pid);
     if (pid == 0)
         _exit(vigil_mq_send(q, "d", 1, 0) == 0 ? 0 : 1);
-    CHECK_SYS(waitpid(pid, &st, 0));
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(vt_child_exit(pid), 0);
     CHECK_EQ(sigwaitinfo(&w, &si), SIGRTMIN + 1);
     CHECK_EQ(si.si_code, SI_MESGQ);
     CHECK_EQ(si.si_pid, pid);

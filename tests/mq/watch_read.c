@@ -2,7 +2,6 @@
  * with futex waits (Linux 6.7+) it needs no helper thread, elsewhere it uses one.
  * Level-triggered: a callback that leaves messages queued runs again next turn. */
 #include "mqt.h"
-#include <sys/wait.h>
 
 static mqd_t q;
 static int calls, got;
@@ -23,6 +22,25 @@ static void on_msg(vigil_loop *loop, vigil_mq_watch *w, int revents)
     }
 }
 
+/* Three messages, then three more once the parent has taken the first. */
+static int sender(void)
+{
+    mqd_t s = vigil_mq_open("/w", O_WRONLY);
+    for (int i = 0; i < 6; i++) {
+        if (vigil_mq_send(s, "m", 1, 0) != 0)
+            return 1;
+        if (i == 2) {
+            /* Wait until the parent drained (a condition, not a delay). */
+            struct mq_attr a;
+            do {
+                usleep(1000);
+                vigil_mq_getattr(s, &a);
+            } while (a.mq_curmsgs > 0);
+        }
+    }
+    return 0;
+}
+
 int main(void)
 {
     mqt_setup();
@@ -40,32 +58,12 @@ int main(void)
     /* Nothing queued: a non-blocking turn dispatches nothing. */
     CHECK(vigil_loop_run(loop, VIGIL_RUN_NOWAIT) >= 0);
     CHECK_EQ(calls, 0);
-    /* Three messages from a child, then three more once the first were taken. */
-    pid_t pid = fork();
-    CHECK_SYS(pid);
-    if (pid == 0) {
-        mqd_t s = vigil_mq_open("/w", O_WRONLY);
-        for (int i = 0; i < 6; i++) {
-            if (vigil_mq_send(s, "m", 1, 0) != 0)
-                _exit(1);
-            if (i == 2) {
-                /* Wait until the parent drained (a condition, not a delay). */
-                struct mq_attr a;
-                do {
-                    usleep(1000);
-                    vigil_mq_getattr(s, &a);
-                } while (a.mq_curmsgs > 0);
-            }
-        }
-        _exit(0);
-    }
+    pid_t pid = vt_spawn(sender);
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_DEFAULT), 0);
     CHECK_EQ(got, 6);
     CHECK_EQ(calls, 6);
     CHECK(!vigil_mq_watch_active(&w));
-    int st;
-    CHECK_SYS(waitpid(pid, &st, 0));
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(vt_child_exit(pid), 0);
     CHECK_EQ(vigil_loop_free(loop), 0);
     return 0;
 }

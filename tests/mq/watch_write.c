@@ -1,7 +1,6 @@
 /* VIGIL_WRITE: the watcher calls back when a full queue gets room (another process
  * receives); bad arguments are refused; stopping from the callback is safe. */
 #include "mqt.h"
-#include <sys/wait.h>
 
 static mqd_t q;
 static int sent;
@@ -15,6 +14,17 @@ static void on_room(vigil_loop *loop, vigil_mq_watch *w, int revents)
         CHECK_EQ(vigil_mq_watch_stop(loop, w), 0);
         CHECK_EQ(vigil_mq_watch_stop(loop, w), 0);
     }
+}
+
+/* Takes seven messages: the two queued and five the watcher sends. */
+static int receiver(void)
+{
+    mqd_t r = vigil_mq_open("/room", O_RDONLY);
+    char buf[8];
+    for (int i = 0; i < 7; i++)
+        if (vigil_mq_receive(r, buf, 8, NULL) != 1)
+            return 1;
+    return 0;
 }
 
 int main(void)
@@ -33,22 +43,11 @@ int main(void)
     /* Full: nothing to do yet. */
     CHECK(vigil_loop_run(loop, VIGIL_RUN_NOWAIT) >= 0);
     CHECK_EQ(sent, 0);
-    pid_t pid = fork();
-    CHECK_SYS(pid);
-    if (pid == 0) {
-        mqd_t r = vigil_mq_open("/room", O_RDONLY);
-        char buf[8];
-        for (int i = 0; i < 7; i++)
-            if (vigil_mq_receive(r, buf, 8, NULL) != 1)
-                _exit(1);
-        _exit(0);
-    }
+    pid_t pid = vt_spawn(receiver);
     /* Runs until the watcher stops itself after 5 sends (the loop then has nothing). */
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_DEFAULT), 0);
     CHECK_EQ(sent, 5);
-    int st;
-    CHECK_SYS(waitpid(pid, &st, 0));
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(vt_child_exit(pid), 0);
     CHECK_EQ(vigil_loop_free(loop), 0);
     return 0;
 }

@@ -3,9 +3,7 @@
  * op->complete in the loop thread, at the turn's completion point; more SQEs than the
  * ring holds are submitted in chunks, none lost; vigil__ring_cancel ends a pending op
  * with -ECANCELED; inflight counts them. */
-#include "vt.h"
-#include "loop/loop.h"
-#include "ring/ring.h"
+#include "ut.h"
 
 #ifdef VIGIL_TEST_HAVE_LIBURING
 #include <liburing.h>
@@ -31,11 +29,7 @@ int main(void)
 #ifndef VIGIL_TEST_HAVE_LIBURING
     vt_skip("built without liburing");
 #else
-    struct vigil_loop_options o;
-    vigil_loop_options_init(&o);
-    o.backend = VIGIL_BACKEND_URING;
-    vigil_loop *loop = vt_loop_opts(&o);
-    CHECK(loop->ring != NULL);
+    vigil_loop *loop = ut_loop();
 
     enum { N = 1000 };
     static struct my_op nops[N];
@@ -72,6 +66,7 @@ int main(void)
     CHECK_EQ(vigil_loop_free(loop), 0);
 
     /* Not on io_uring: no ring. */
+    struct vigil_loop_options o;
     vigil_loop_options_init(&o);
     o.backend = VIGIL_BACKEND_EPOLL;
     CHECK_EQ(vigil_loop_new(&loop, &o), 0);
