@@ -27,7 +27,9 @@ void vigil__mq_notify_take(struct vigil__mq_hdr *h, struct vigil__mq_fire *f)
 void vigil__mq_notify_deliver(const struct vigil__mq_fire *f, struct vigil__mq_hdr *h)
 {
     if (f->kind == SIGEV_SIGNAL) {
-        if (f->signo <= 0 || f->signo >= NSIG)
+        if (f->signo == 0)
+            return; /* registered with signal 0: fires, sends nothing (as the kernel) */
+        if (f->signo < 0 || f->signo >= NSIG)
             return; /* not a value vigil_mq_notify stored: scribbled */
         siginfo_t si;
         memset(&si, 0, sizeof si);

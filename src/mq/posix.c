@@ -164,8 +164,21 @@ mqd_t vigil_mq_open(const char *name, int oflag, ...)
     int r = name_path(name, path, sizeof path);
     if (r < 0)
         return fail(r);
-    if ((oflag & O_ACCMODE) == O_ACCMODE)
-        return fail(-EINVAL);
+    /* The kernel's order: an existing name with O_CREAT|O_EXCL is EEXIST before the
+     * attributes or the access mode are looked at; O_RDWR|O_WRONLY (O_ACCMODE) is EINVAL
+     * for an existing queue, ENOENT for a missing one without O_CREAT, and with O_CREAT
+     * creates the queue and gives a descriptor that may neither send nor receive. (A
+     * concurrent create or unlink can only move a call between answers the kernel could
+     * give too.) */
+    if ((oflag & O_CREAT) && (oflag & O_EXCL) && access(path, F_OK) == 0 &&
+        ((oflag & O_ACCMODE) == O_ACCMODE || (attr && !vigil__mq_bytes(attr->mq_maxmsg, attr->mq_msgsize))))
+        return fail(-EEXIST);
+    if ((oflag & O_ACCMODE) == O_ACCMODE) {
+        if (access(path, F_OK) == 0)
+            return fail(-EINVAL);
+        if (!(oflag & O_CREAT))
+            return fail(-ENOENT);
+    }
 
     pthread_mutex_lock(&table_lock);
     int d = -1;
@@ -277,13 +290,23 @@ int vigil_mq_unlink(const char *name)
     return 0;
 }
 
+/* The kernel checks a timed call's timespec first, before the descriptor, the mode,
+ * the size and whether the call would block (POSIX's text only requires it when the
+ * call blocks): programs see the kernel's order, so vigil gives it. */
+static bool timeout_bad(const struct timespec *abs_timeout)
+{
+    return abs_timeout && (abs_timeout->tv_sec < 0 || abs_timeout->tv_nsec < 0 || abs_timeout->tv_nsec >= 1000000000L);
+}
+
 int vigil_mq_timedsend(mqd_t mqdes, const char *msg_ptr, size_t msg_len, unsigned msg_prio,
                        const struct timespec *abs_timeout)
 {
+    if (timeout_bad(abs_timeout))
+        return fail(-EINVAL);
     if (msg_prio >= MQ_PRIO_MAX)
         return fail(-EINVAL);
     struct mqd_ent *e = ent_get(mqdes);
-    if (!e || (e->flags & O_ACCMODE) == O_RDONLY)
+    if (!e || ((e->flags & O_ACCMODE) != O_WRONLY && (e->flags & O_ACCMODE) != O_RDWR))
         return fail(-EBADF);
     int r = vigil__mq_send(&e->q, msg_ptr, msg_len, msg_prio, abs_timeout, e->flags & O_NONBLOCK);
     return r < 0 ? fail(r) : 0;
@@ -297,8 +320,10 @@ int vigil_mq_send(mqd_t mqdes, const char *msg_ptr, size_t msg_len, unsigned msg
 ssize_t vigil_mq_timedreceive(mqd_t mqdes, char *msg_ptr, size_t msg_len, unsigned *msg_prio,
                               const struct timespec *abs_timeout)
 {
+    if (timeout_bad(abs_timeout))
+        return fail(-EINVAL);
     struct mqd_ent *e = ent_get(mqdes);
-    if (!e || (e->flags & O_ACCMODE) == O_WRONLY)
+    if (!e || ((e->flags & O_ACCMODE) != O_RDONLY && (e->flags & O_ACCMODE) != O_RDWR))
         return fail(-EBADF);
     ssize_t r = vigil__mq_receive(&e->q, msg_ptr, msg_len, msg_prio, abs_timeout, e->flags & O_NONBLOCK);
     return r < 0 ? fail((int)r) : r;
@@ -376,7 +401,9 @@ int vigil_mq_notify(mqd_t mqdes, const struct sigevent *sevp)
         case SIGEV_NONE:
             break;
         case SIGEV_SIGNAL:
-            if (sevp->sigev_signo <= 0 || sevp->sigev_signo >= NSIG)
+            /* As the kernel: any signal number up to _NSIG, 0 included (a registration
+             * that sends no signal when it fires, and is removed as any other). */
+            if ((unsigned)sevp->sigev_signo >= NSIG)
                 return fail(-EINVAL);
             break;
         case SIGEV_THREAD:
