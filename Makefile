@@ -2,6 +2,8 @@
 #   make test            sanitizer build (-Werror, ASan, UBSan) and every test via ctest
 #   make lab [BENCH=name] [QUICK=1]   release build, benchmarks, tables, report in build/lab/
 #   make install [PREFIX=/usr/local]
+#   make abi-baseline    rewrite abi/libvigil.abi on purpose (after a version bump; see scripts/abi.sh)
+#   make abi-check       the ABI check alone (make test runs it as the ctest test abi_check)
 # BUILD=dir puts the build trees elsewhere (parallel work in one checkout).
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -10,7 +12,7 @@ PYTHON  := /usr/bin/python3
 CTEST_ARGS ?=
 CMAKE_ARGS ?=
 
-.PHONY: all lib test lab install clean deps-test deps-lab
+.PHONY: all lib test lab install clean deps-test deps-lab abi-check abi-baseline
 
 all: lib
 
@@ -34,6 +36,11 @@ lab: deps-lab
 	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=ON $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD)/rel -j $(JOBS) -- --no-print-directory
 	@$(PYTHON) lab/run.py --bin $(BUILD)/rel/lab --out $(BUILD)/lab $(if $(BENCH),--bench $(BENCH)) $(if $(filter-out 0,$(QUICK)),--quick)
+
+abi-check: deps-test
+	@bash scripts/abi.sh check $(abspath $(BUILD))/abi
+abi-baseline: deps-test
+	@bash scripts/abi.sh baseline $(abspath $(BUILD))/abi
 
 install: lib
 	@cmake --install $(BUILD)/rel --prefix $(PREFIX)

@@ -1,4 +1,5 @@
 /* The README's first program (kept identical to it, so it is known to build). */
+#define _POSIX_C_SOURCE 200809L  /* POSIX names (CLOCK_MONOTONIC) under -std=c11 too */
 #include <vigil.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@ static void on_stdin(vigil_loop *loop, vigil_io *w, int revents)
 
 static void on_tick(vigil_loop *loop, vigil_timer *t)
 {
+    (void)t;                                            /* one timer: no need to look */
     printf("tick at %lld ns\n", (long long)vigil_loop_now(loop));
 }
 

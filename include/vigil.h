@@ -221,7 +221,7 @@ struct vigil_timer {
  * -EINVAL for an unknown clock, negative interval, unknown flags or NULL callback,
  * -EBUSY if already started (stop it first), -ENOMEM if the heap could not grow,
  * -EMFILE/-ENFILE if the first BOOTTIME/REALTIME timer could not get its timerfd. */
-VIGIL_EXPORT int vigil_timer_start(vigil_loop *loop, vigil_timer *t, clockid_t clock, int64_t when_ns,
+VIGIL_EXPORT int vigil_timer_start(vigil_loop *loop, vigil_timer *t, int clock_id, int64_t when_ns,
                                    int64_t interval_ns, uint32_t flags, vigil_timer_cb cb);
 /* Stops t; safe from any callback, its own included. Stopping a stopped timer is 0. */
 VIGIL_EXPORT int vigil_timer_stop(vigil_loop *loop, vigil_timer *t);

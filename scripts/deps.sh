@@ -2,8 +2,10 @@
 # Installs the Debian packages vigil's build, tests and lab need, only those missing.
 # Usage: scripts/deps.sh [test|lab]   (test: build + test deps; lab: everything)
 set -eu
-want=(cmake make gcc g++ pkg-config liburing-dev libaio-dev libuv1-dev libev-dev libevent-dev libboost-dev)
-[ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf)
+want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-dev libboost-dev
+      abigail-tools)  # abigail-tools: abidw/abidiff for the ABI check (scripts/abi.sh)
+[ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf
+      libaio-dev)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -85,7 +85,7 @@ struct vigil_file_req {
     void *data; /* the caller's */
     /* What to do: set with vigil_file_prep_*() or by hand, then vigil_file_start(). */
     vigil_file_cb cb;
-    union {
+    __extension__ union {         /* anonymous (C11; __extension__ for C99 -pedantic) */
         void *buf;                /* READ, WRITE */
         const struct iovec *iov;  /* READV, WRITEV */
         const char *path;         /* OPEN, STAT */
