@@ -64,7 +64,7 @@ int main(int argc, char **argv)
         return 1;
     }
     struct vigil_loop_stats st;
-    vigil_loop_stats(loop, &st);
+    vigil_loop_stats_get(loop, &st);
     printf("%llu wake-ups: lateness p50 %.2f us, p99 %.2f us, max %.2f us; precise margin %.1f us, "
            "spin %.1f us per precise wake-up\n",
            (unsigned long long)st.timer_wakeups, st.late_p50_ns / 1000.0, st.late_p99_ns / 1000.0,

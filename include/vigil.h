@@ -135,7 +135,7 @@ struct vigil_loop_stats {
     uint64_t precise_wakeups;    /* precise timer callbacks run */
     uint64_t reserved[8];
 };
-VIGIL_EXPORT int vigil_loop_stats(vigil_loop *loop, struct vigil_loop_stats *out);
+VIGIL_EXPORT int vigil_loop_stats_get(vigil_loop *loop, struct vigil_loop_stats *out);
 
 /* ------------------------------------------------------------ fd watchers */
 
@@ -194,7 +194,7 @@ VIGIL_EXPORT int vigil_io_active(const vigil_io *w);
  * timer) sleeps to deadline minus a learned margin and spins the rest on the vDSO clock,
  * for sub-microsecond median error at the cost of CPU (at most
  * vigil_loop_options.precise_budget_ns per wake-up). docs/timers.md explains both modes,
- * the timer slack and what vigil_loop_stats() reports; docs/figures.md has measurements.
+ * the timer slack and what vigil_loop_stats_get() reports; docs/figures.md has measurements.
  */
 
 #define VIGIL_TIMER_ABS 0x1u     /* when_ns is an absolute time on the timer's clock */

@@ -54,8 +54,10 @@
  * Ordering, blocking, timeouts
  *   Highest priority first, FIFO within a priority (O(1) per operation). A full queue
  *   blocks senders, an empty one receivers (unless O_NONBLOCK: EAGAIN). Timeouts are
- *   absolute CLOCK_REALTIME; a bad timespec is EINVAL only when the call would block;
- *   a NULL abs_timeout blocks without limit (as the kernel's system calls). A signal
+ *   absolute CLOCK_REALTIME; a bad timespec is EINVAL before anything else is looked at,
+ *   whether or not the call would block (the kernel's order; POSIX's text asks it only
+ *   of a call that blocks); a NULL abs_timeout blocks without limit (as the kernel's
+ *   system calls). A signal
  *   handler installed without SA_RESTART interrupts a blocked call with EINTR; with
  *   SA_RESTART the wait resumes (signal(7) lists the mq calls as restartable).
  *   A blocked thread re-checks the queue at least once a second, so a process killed
@@ -165,16 +167,18 @@ VIGIL_MQ_EXPORT int vigil_mq_send(mqd_t mqdes, const char *msg_ptr, size_t msg_l
  * O_NONBLOCK), EINTR, EBADMSG. msg_prio may be NULL. */
 VIGIL_MQ_EXPORT ssize_t vigil_mq_receive(mqd_t mqdes, char *msg_ptr, size_t msg_len, unsigned *msg_prio);
 
-/* As above, giving up at the absolute CLOCK_REALTIME time abs_timeout: ETIMEDOUT;
- * EINVAL if the call would block and abs_timeout is NULL or has tv_nsec outside
- * 0..999999999 or a negative tv_sec. */
+/* As above, giving up at the absolute CLOCK_REALTIME time abs_timeout: ETIMEDOUT.
+ * EINVAL first (before EBADF, EMSGSIZE or EAGAIN) if abs_timeout has tv_nsec outside
+ * 0..999999999 or a negative tv_sec; NULL blocks without limit. */
 VIGIL_MQ_EXPORT int vigil_mq_timedsend(mqd_t mqdes, const char *msg_ptr, size_t msg_len, unsigned msg_prio,
                                        const struct timespec *abs_timeout);
 VIGIL_MQ_EXPORT ssize_t vigil_mq_timedreceive(mqd_t mqdes, char *msg_ptr, size_t msg_len, unsigned *msg_prio,
                                               const struct timespec *abs_timeout);
 
 /* Registers (sevp != NULL) or removes (NULL) this process's notification. EBUSY if
- * another process is registered; EINVAL for an unknown sigev_notify or signal number.
+ * another process is registered; EINVAL for an unknown sigev_notify or a signal number
+ * above 64 (0 is accepted, as by the kernel: the registration fires and is removed,
+ * and no signal is sent).
  * See "Notification" above. */
 VIGIL_MQ_EXPORT int vigil_mq_notify(mqd_t mqdes, const struct sigevent *sevp);
 

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         return 1;
     }
     struct vigil_loop_stats st;
-    vigil_loop_stats(loop, &st);
+    vigil_loop_stats_get(loop, &st);
     fprintf(stderr, "vigil stats: late p50 %lld p99 %lld max %lld ns, margin %lld ns, spin %llu ns total\n",
             (long long)st.late_p50_ns, (long long)st.late_p99_ns, (long long)st.late_max_ns,
             (long long)st.precise_margin_ns, (unsigned long long)st.precise_spin_ns);

@@ -259,7 +259,7 @@ void *vigil_loop_data(const vigil_loop *loop)
     return loop ? loop->data : NULL;
 }
 
-int vigil_loop_stats(vigil_loop *loop, struct vigil_loop_stats *out)
+int vigil_loop_stats_get(vigil_loop *loop, struct vigil_loop_stats *out)
 {
     if (!loop || !out)
         return -EINVAL;

@@ -1,5 +1,5 @@
 /* Timers' per-loop state (a module, see loop.h) and what the turn calls. timer.c owns
- * it; the turn (turn.h) calls the functions below; vigil_loop_stats reads the stats.
+ * it; the turn (turn.h) calls the functions below; vigil_loop_stats_get reads the stats.
  */
 #ifndef VIGIL_TIMER_H
 #define VIGIL_TIMER_H

@@ -15,9 +15,7 @@ case $mode in
   c99)   comp=("$cc" -x c -std=c99 -pedantic "${warn[@]}" -Wstrict-prototypes) ;;
   c11)   comp=("$cc" -x c -std=c11 -pedantic "${warn[@]}" -Wstrict-prototypes) ;;
   gnu11) comp=("$cc" -x c -std=gnu11 -pedantic "${warn[@]}" -Wstrict-prototypes) ;;
-  # C++ without -Wshadow: the function vigil_loop_stats() hides the struct of the same name
-  # (C++ code says `struct vigil_loop_stats`), which g++ -Wshadow reports.
-  cxx11) comp=("$cxx" -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror) ;;
+  cxx11) comp=("$cxx" -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -Wshadow) ;;
   readme) comp=("$cc" -x c -std=c11 -Wall -Wextra -Werror) ;;
   *) echo "usage: compile.sh c99|c11|gnu11|cxx11|readme <source dir>" >&2; exit 2 ;;
 esac

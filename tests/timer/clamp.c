@@ -56,7 +56,7 @@ int main(void)
     CHECK(vigil__timer(&lorep)->deadline_ns > tt_now(CLOCK_REALTIME));
     CHECK_EQ(vigil_timer_stop(loop, &lorep), 0);
     struct vigil_loop_stats st;
-    CHECK_EQ(vigil_loop_stats(loop, &st), 0);
+    CHECK_EQ(vigil_loop_stats_get(loop, &st), 0);
     CHECK_EQ(st.late_max_ns, INT64_MAX);
 
     /* A past deadline of -1 ns on a timerfd clock, started by a callback of that

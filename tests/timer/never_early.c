@@ -70,7 +70,7 @@ int main(void)
     CHECK(fired >= TOTAL);
     CHECK_EQ(early, 0);
     struct vigil_loop_stats st;
-    CHECK_EQ(vigil_loop_stats(loop, &st), 0);
+    CHECK_EQ(vigil_loop_stats_get(loop, &st), 0);
     CHECK(st.late_p50_ns >= 0);
     printf("%ld wake-ups, none early; lateness p50 %lld p99 %lld max %lld ns (last 1024)\n", fired,
            (long long)st.late_p50_ns, (long long)st.late_p99_ns, (long long)st.late_max_ns);

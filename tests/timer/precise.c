@@ -42,7 +42,7 @@ static void run(vigil_loop *loop, long n, uint32_t fl)
 static void check_stats(vigil_loop *loop, long n, int64_t budget)
 {
     struct vigil_loop_stats st;
-    CHECK_EQ(vigil_loop_stats(loop, &st), 0);
+    CHECK_EQ(vigil_loop_stats_get(loop, &st), 0);
     CHECK_EQ(st.precise_wakeups, n);
     CHECK_EQ(st.timer_wakeups, n);
     CHECK(st.precise_margin_ns > 0 && st.precise_margin_ns <= budget);
@@ -67,7 +67,7 @@ int main(void)
         CHECK(vigil_loop_run(loop, VIGIL_RUN_NOWAIT) >= 0);
     CHECK(tt_now(CLOCK_MONOTONIC) >= d);
     struct vigil_loop_stats st;
-    CHECK_EQ(vigil_loop_stats(loop, &st), 0);
+    CHECK_EQ(vigil_loop_stats_get(loop, &st), 0);
     CHECK_EQ(st.precise_spin_ns, 0);
     CHECK_EQ(st.precise_wakeups, 1);
     CHECK_EQ(vigil_loop_free(loop), 0);

@@ -54,7 +54,7 @@ int main(void)
         for (int k = 0; k < 4; k++)
             CHECK_EQ(p[c][k].fired, 1);
     struct vigil_loop_stats st;
-    CHECK_EQ(vigil_loop_stats(loop, &st), 0);
+    CHECK_EQ(vigil_loop_stats_get(loop, &st), 0);
     CHECK_EQ(st.timer_wakeups, 12);
     CHECK(st.late_p50_ns >= 0 && st.late_max_ns >= st.late_p99_ns && st.late_p99_ns >= st.late_p50_ns);
     CHECK_EQ(vigil_loop_free(loop), 0);
