@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [test|lab]   (test: build + test deps; lab: everything)
 set -eu
 want=(cmake make gcc g++ pkg-config liburing-dev libaio-dev libuv1-dev libev-dev libevent-dev libboost-dev)
-[ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf)
+[ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

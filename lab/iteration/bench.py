@@ -6,6 +6,7 @@ callback reads the byte.
 A step is one system at one N (the fd set is built once per step; A = 1 and 100
 alternate inside it). Rounds repeat every (N, system) step, rotating the systems'
 order; run.py pools the rounds of each series into one figure."""
+import plotting
 NAME = "iteration"
 TITLE = "One blocking turn with N fds watched, one made ready per turn (ns per turn, write + read included)"
 SEED = ("The libevent/libev benchmark (Niels Provos 2003; Marc Lehmann's libev comparison 2007): "
@@ -46,7 +47,6 @@ def plot(rows, ax):
     rows = [r for r in rows if r.get("metric") == "ns_per_turn"]
     if not rows:
         return
-    colors = {"vigil": "#1f77b4", "libuv": "#2ca02c", "libev": "#ff7f0e", "libevent": "#d62728"}
     vstyles = {"uring": "-", "epoll": "--", "poll": ":"}
     series = {}
     for r in rows:
@@ -65,7 +65,7 @@ def plot(rows, ax):
         if max(ys) > top:
             off.append(f"{label}: " + ", ".join(f"{y / 1000:,.0f} us" for y in ys))
             continue
-        ax.plot(xs, ys, ls=ls, marker="o" if active == 1 else "s", color=colors.get(system, "#9467bd"),
+        ax.plot(xs, ys, ls=ls, marker="o" if active == 1 else "s", color=plotting.color(system),
                 alpha=1.0 if active == 1 else 0.55, label=label)
     ax.set_xscale("log")
     ax.set_xticks(list(FDS))

@@ -7,8 +7,10 @@ kernel's RLIMIT_MSGQUEUE of 800 KiB, charged ~112 B per 16-byte message, stops i
 One program per system; each step fills a fresh queue with the pattern, then times
 batches of 64 pairs. Rounds alternate the systems per (depth, pattern), rotating the
 order, with every step of round r pinned to CPU r % 2 (the two vCPUs can differ 2x);
-the last round of a series emits one record from all its rounds' samples."""
+run.py pools the rounds of each series into one record."""
 import os
+
+import plotting
 
 NAME = "mq-full"
 TITLE = "Send+receive on a queue holding depth-1 messages, by priority pattern (ns per pair)"
@@ -36,7 +38,7 @@ def plan(ctx):
                 for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
                     fill = 0.5 if (depth == 65536 and label == "boost" and pat != "constant") else 0.02
                     steps.append(dict(cmd=[prog, "--depth", depth, "--pattern", pat, "--seconds", secs,
-                                           "--round", r + 1, "--rounds", rounds, "--state", ctx.tmp, "--cpu", r % CPUS],
+                                           "--cpu", r % CPUS],
                                       label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label} depth={depth} {pat}",
                                       est_s=secs + fill))
     return steps
@@ -46,7 +48,6 @@ def plot(rows, ax):
     rows = [r for r in rows if r.get("metric") == "ns_per_op"]
     if not rows:
         return
-    colors = {"kernel": "#888888", "boost": "#bcbd22", "vigil": "#1f77b4"}
     styles = {"constant": "-", "rising": "--", "falling": "-.", "random": ":"}
     marks = {"constant": "o", "rising": "^", "falling": "v", "random": "s"}
     for s in ("kernel", "boost", "vigil"):
@@ -55,7 +56,7 @@ def plot(rows, ax):
                          if r["system"] == s and r.get("pattern") == p)
             if pts:
                 ax.plot([d for d, _ in pts], [v for _, v in pts], ls=styles[p], marker=marks[p],
-                        color=colors[s], label=f"{s} {p}")
+                        color=plotting.color(s), label=f"{s} {p}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(DEPTHS))

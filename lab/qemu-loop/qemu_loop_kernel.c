@@ -34,18 +34,9 @@ static int sys_init(struct ql *q)
             pfd[i] = (struct pollfd){.fd = q->rfd[i], .events = POLLIN};
         return 0;
     }
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0) {
-        perror("epoll_create1");
+    epfd = frame_epoll_watch(q->n, q->rfd);
+    if (epfd < 0)
         return 1;
-    }
-    for (int i = 0; i < q->n; i++) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, q->rfd[i], &ev) < 0) {
-            perror("epoll_ctl ADD");
-            return 1;
-        }
-    }
     struct epoll_event e;
     struct timespec zero = {0, 0};
     if (epoll_pwait2(epfd, &e, 1, &zero, NULL) < 0 && errno == ENOSYS) {
