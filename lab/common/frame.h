@@ -44,6 +44,22 @@ static inline struct frame_opts frame_parse(int argc, char **argv, const char *l
     return o;
 }
 
+/* A program with two cases: 0 for "--case first" (or no --case), 1 for "--case second",
+ * -1 (after saying so) for anything else. */
+static inline int frame_case(int argc, char **argv, const char *first, const char *second)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--case")) {
+            if (!strcmp(argv[i + 1], second))
+                return 1;
+            if (strcmp(argv[i + 1], first) != 0) {
+                fprintf(stderr, "--case %s|%s\n", first, second);
+                return -1;
+            }
+        }
+    return 0;
+}
+
 /* n non-blocking pipes: rfd[i] its read end, wfd[i] its write end; own (2n entries, or
  * NULL) gets both, the fds whose read/write a counting run leaves out. 0 or exits. */
 static inline void frame_pipes(int n, int *rfd, int *wfd, int *own)

@@ -92,3 +92,19 @@ def pool(records):
         r["min"], r["max"] = hist[0][0], hist[-1][0]
         r["n"] = n
     return out
+
+
+def alternate(rounds, groups, systems, step):
+    """A bench.py's timed steps, systems in alternation: for each round and each group (a
+    parameter set, or [None]), every system once, the order rotated by one from group to
+    group and round to round, so each system runs at each place about equally often.
+    step(r, group, system) returns the step (a dict) or None."""
+    steps = []
+    for r in range(rounds):
+        for gi, g in enumerate(groups):
+            k = (r + gi) % len(systems) if systems else 0
+            for s in systems[k:] + systems[:k]:
+                st = step(r, g, s)
+                if st:
+                    steps.append(st)
+    return steps

@@ -19,6 +19,7 @@ import os
 
 import count
 import plotting
+import rounds
 
 NAME = "ctl-batch"
 TITLE = "k interest changes applied as one batch: ns per change, system calls per batch"
@@ -35,20 +36,12 @@ SYSTEMS = [  # (label, program, env)
 ]
 def plan(ctx):
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
-    rounds, ms = (2, 60) if ctx.quick else (8, 250)
-    nk = len(KS.split(","))
-    steps = []
-    for r in range(rounds):
-        order = have[r % len(have):] + have[:r % len(have)] if have else []
-        for label, prog, env in order:
-            step = dict(cmd=[prog, "--k", KS, "--ms", str(ms)], label=f"round {r + 1}/{rounds}: {label}",
-                        est_s=nk * ms / 1000 + 0.1)
-            if env:
-                step["env"] = env
-            steps.append(step)
-    for label, prog, env in have:
-        steps.append(count.step(ctx, [prog, "--k", KS], 20, f"count system calls: {label}", 1, env))
-    return steps
+    n_rounds, ms = (2, 60) if ctx.quick else (8, 250)
+    est = len(KS.split(",")) * ms / 1000 + 0.1
+    steps = rounds.alternate(n_rounds, [None], have, lambda r, _, s: dict(
+        cmd=[s[1], "--k", KS, "--ms", str(ms)], label=f"round {r + 1}/{n_rounds}: {s[0]}", est_s=est, env=s[2]))
+    return steps + [count.step(ctx, [prog, "--k", KS], 20, f"count system calls: {label}", 1, env)
+                    for label, prog, env in have]
 
 
 def _name(r):

@@ -7,6 +7,7 @@ A step is one system at one N (the fd set is built once per step; A = 1 and 100
 alternate inside it). Rounds repeat every (N, system) step, rotating the systems'
 order; run.py pools the rounds of each series into one figure."""
 import plotting
+import rounds
 NAME = "iteration"
 TITLE = "One blocking turn with N fds watched, one made ready per turn (ns per turn, write + read included)"
 SEED = ("The libevent/libev benchmark (Niels Provos 2003; Marc Lehmann's libev comparison 2007): "
@@ -26,18 +27,16 @@ SYSTEMS = [
 
 def plan(ctx):
     # full: a multiple of the 6 systems, so each runs at each place in a round equally often
-    rounds, ms = (1, 60) if ctx.quick else (24, 60)
-    steps = []
-    for r in range(rounds):
-        for n in FDS:
-            k = (r + FDS.index(n)) % len(SYSTEMS)
-            for cmd, label in SYSTEMS[k:] + SYSTEMS[:k]:
-                # two A values of ms each, plus building N fds and the first turns; a
-                # poll turn scans all N fds (~0.1-0.5 us each), its batches run longer
-                est = 2 * ms / 1000 + 0.03 + n / 40000 + (n / 10000 if "poll" in label else 0)
-                steps.append(dict(cmd=cmd + ["--fds", str(n), "--ms", str(ms)],
-                                  label=f"round {r + 1}/{rounds}: {label} fds={n}", est_s=est))
-    return steps
+    n_rounds, ms = (1, 60) if ctx.quick else (24, 60)
+
+    def step(r, n, system):
+        cmd, label = system
+        # two A values of ms each, plus building N fds and the first turns; a poll turn
+        # scans all N fds (~0.1-0.5 us each), its batches run longer
+        est = 2 * ms / 1000 + 0.03 + n / 40000 + (n / 10000 if "poll" in label else 0)
+        return dict(cmd=cmd + ["--fds", str(n), "--ms", str(ms)], label=f"round {r + 1}/{n_rounds}: {label} fds={n}",
+                    est_s=est)
+    return rounds.alternate(n_rounds, FDS, SYSTEMS, step)
 
 
 def plot(rows, ax):

@@ -13,6 +13,7 @@ alone, as the 2012 selftest did, adds to every figure."""
 import os
 
 import plotting
+import rounds
 
 NAME = "mq-empty"
 TITLE = "Empty-queue send+receive, 16-byte messages (ns per operation, median of 64-op batches)"
@@ -27,14 +28,10 @@ CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS 
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.6) if ctx.quick else (4, 1.5)
-    steps = []
-    for r in range(rounds):
-        k = r % len(SYSTEMS)
-        for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
-            steps.append(dict(cmd=[prog, "--seconds", secs, "--cpu", r % CPUS],
-                              label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label}", est_s=secs + 0.05))
-    return steps
+    n_rounds, secs = (1, 0.6) if ctx.quick else (4, 1.5)
+    return rounds.alternate(n_rounds, [None], SYSTEMS, lambda r, _, s: dict(
+        cmd=[s[0], "--seconds", secs, "--cpu", r % CPUS], label=f"round {r + 1}/{n_rounds} (cpu {r % CPUS}): {s[1]}",
+        est_s=secs + 0.05))
 
 
 def plot(rows, ax):

@@ -11,6 +11,7 @@ run.py pools the rounds of each series into one record."""
 import os
 
 import plotting
+import rounds
 
 NAME = "mq-full"
 TITLE = "Send+receive on a queue holding depth-1 messages, by priority pattern (ns per pair)"
@@ -27,21 +28,14 @@ CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS 
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.05) if ctx.quick else (4, 0.25)
-    steps = []
-    i = 0
-    for r in range(rounds):
-        for depth in DEPTHS:
-            for pat in PATTERNS:
-                k = i % len(SYSTEMS)
-                i += 1
-                for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
-                    fill = 0.5 if (depth == 65536 and label == "boost" and pat != "constant") else 0.02
-                    steps.append(dict(cmd=[prog, "--depth", depth, "--pattern", pat, "--seconds", secs,
-                                           "--cpu", r % CPUS],
-                                      label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label} depth={depth} {pat}",
-                                      est_s=secs + fill))
-    return steps
+    n_rounds, secs = (1, 0.05) if ctx.quick else (4, 0.25)
+
+    def step(r, group, system):
+        (depth, pat), (prog, label) = group, system
+        fill = 0.5 if (depth == 65536 and label == "boost" and pat != "constant") else 0.02
+        return dict(cmd=[prog, "--depth", depth, "--pattern", pat, "--seconds", secs, "--cpu", r % CPUS],
+                    label=f"round {r + 1}/{n_rounds} (cpu {r % CPUS}): {label} depth={depth} {pat}", est_s=secs + fill)
+    return rounds.alternate(n_rounds, [(d, p) for d in DEPTHS for p in PATTERNS], SYSTEMS, step)
 
 
 def plot(rows, ax):

@@ -12,6 +12,7 @@ Boost ~11 us, vigil ~4 us; separate CPUs: ~15, ~14, ~0.5 us)."""
 import os
 
 import plotting
+import rounds
 NAME = "mq-pingpong"
 TITLE = "Cross-process blocking round trip over two queues (us per round trip)"
 SEED = ("2012 mqueue patches measured single-process send/receive; the cross-process case "
@@ -26,17 +27,10 @@ CPUS = min(2, os.cpu_count() or 1)
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.25) if ctx.quick else (4, 0.9)
-    steps = []
-    i = 0
-    for r in range(rounds):
-        for size in SIZES:
-            k = i % len(SYSTEMS)
-            i += 1
-            for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
-                steps.append(dict(cmd=[prog, "--msg-bytes", size, "--seconds", secs, "--cpu", r % CPUS],
-                                  label=f"round {r + 1}/{rounds}: {label} {size} B", est_s=secs + 0.1))
-    return steps
+    n_rounds, secs = (1, 0.25) if ctx.quick else (4, 0.9)
+    return rounds.alternate(n_rounds, SIZES, SYSTEMS, lambda r, size, s: dict(
+        cmd=[s[0], "--msg-bytes", size, "--seconds", secs, "--cpu", r % CPUS],
+        label=f"round {r + 1}/{n_rounds}: {s[1]} {size} B", est_s=secs + 0.1))
 
 
 def plot(rows, ax):

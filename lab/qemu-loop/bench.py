@@ -27,6 +27,7 @@ import os
 
 import count
 import plotting
+import rounds
 
 NAME = "qemu-loop"
 TITLE = "QEMU's loop: n fds watched, 4 interest changes and 1 ready fd per turn"
@@ -50,18 +51,12 @@ SYSTEMS = [  # (label, argv)
 
 def plan(ctx):
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1][0]))]
-    rounds, ms, n = (2, 35, 100) if ctx.quick else (12, 200, 400)
-    nfds = len(FDS.split(","))
-    steps = []
-    for r in range(rounds):
-        order = have[r % len(have):] + have[:r % len(have)] if have else []
-        for label, argv in order:
-            steps.append(dict(cmd=argv + ["--fds", FDS, "--ms", str(ms)],
-                              label=f"round {r + 1}/{rounds}: {label}", est_s=nfds * ms / 1000 + 0.05))
-    for label, argv in have:
-        steps.append(count.step(ctx, argv + ["--fds", FDS], n, f"count system calls: {label}",
-                                0.5 if ctx.quick else 1.5))
-    return steps
+    n_rounds, ms, n = (2, 35, 100) if ctx.quick else (12, 200, 400)
+    est = len(FDS.split(",")) * ms / 1000 + 0.05
+    steps = rounds.alternate(n_rounds, [None], have, lambda r, _, s: dict(
+        cmd=s[1] + ["--fds", FDS, "--ms", str(ms)], label=f"round {r + 1}/{n_rounds}: {s[0]}", est_s=est))
+    return steps + [count.step(ctx, argv + ["--fds", FDS], n, f"count system calls: {label}", 0.5 if ctx.quick else 1.5)
+                    for label, argv in have]
 
 
 def _name(r):

@@ -15,16 +15,8 @@ static struct pollfd pfd[QL_MAXN];
 
 static int sys_options(int argc, char **argv)
 {
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--case")) {
-            if (!strcmp(argv[i + 1], "epoll"))
-                use_epoll = 1;
-            else if (strcmp(argv[i + 1], "ppoll") != 0) {
-                fprintf(stderr, "--case ppoll|epoll\n");
-                return 2;
-            }
-        }
-    return 0;
+    use_epoll = frame_case(argc, argv, "ppoll", "epoll");
+    return use_epoll < 0 ? 2 : 0;
 }
 
 static int sys_init(struct ql *q)

@@ -5,6 +5,7 @@ the rounds rotate the order so no system always runs first or last. run.py pools
 rounds of each series (the records carry per-batch "samples") into one figure."""
 import count
 import plotting
+import rounds
 
 NAME = "smallset"
 TITLE = "One non-blocking turn of a loop watching one idle pty fd (ns per turn)"
@@ -26,13 +27,9 @@ SYSTEMS = [
 
 def plan(ctx):
     # full: a multiple of the 7 programs, so each runs at each place in a round equally often
-    rounds, ms = (3, 50) if ctx.quick else (14, 280)
-    steps = []
-    for r in range(rounds):
-        k = r % len(SYSTEMS)
-        for cmd, label, cases in SYSTEMS[k:] + SYSTEMS[:k]:
-            steps.append(dict(cmd=cmd + ["--ms", str(ms)], label=f"round {r + 1}/{rounds}: {label}",
-                              est_s=cases * ms / 1000 + 0.05))
+    n_rounds, ms = (3, 50) if ctx.quick else (14, 280)
+    steps = rounds.alternate(n_rounds, [None], SYSTEMS, lambda r, _, s: dict(
+        cmd=s[0] + ["--ms", str(ms)], label=f"round {r + 1}/{n_rounds}: {s[1]}", est_s=s[2] * ms / 1000 + 0.05))
     # A separate counting run per system: system calls per turn, under strace (never timed).
     for cmd, label, cases in SYSTEMS:
         steps.append(count.step(ctx, cmd, 2000, f"count system calls: {label}", 0.2 * cases))
