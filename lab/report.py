@@ -19,7 +19,8 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run as lab  # noqa: E402  (discovery and tables are shared with the runner)
+import run as lab  # noqa: E402  (discovery and tables are shared with the runner; puts lab/common on sys.path)
+from plotting import series_colors  # noqa: E402
 
 try:
     import matplotlib
@@ -29,10 +30,6 @@ except ImportError:  # tables only
     plt = None
 
 LOWER_IS_BETTER_EXCEPT = ("iops", "msgs_per_s")
-COLORS = {"kernel": "#888888", "vigil": "#1f77b4", "libuv": "#2ca02c", "libev": "#ff7f0e",
-          "libevent": "#d62728", "liburing": "#8c564b", "libaio": "#e377c2", "boost": "#bcbd22"}
-PALETTE = ["#1f77b4", "#aec7e8", "#6baed6", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd", "#8c564b",
-           "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#888888"]
 
 
 def load(path):
@@ -47,27 +44,6 @@ def load(path):
                 if isinstance(r, dict):
                     rows.append(r)
     return rows
-
-
-SHADES = {"kernel": ["#555555", "#888888", "#aaaaaa", "#cccccc"],
-          "vigil": ["#08519c", "#3182bd", "#6baed6", "#9ecae1"]}
-
-
-def series_colors(series, system_of):
-    """Systems keep their color across plots: vigil in blues, raw calls in greys, each
-    peer its own; several series of one system get shades."""
-    out, used = {}, {}
-    for j, s in enumerate(series):
-        system = system_of.get(s, s.split(" ")[0])
-        k = used.get(system, 0)
-        used[system] = k + 1
-        if system in SHADES:
-            out[s] = SHADES[system][k % len(SHADES[system])]
-        elif system in COLORS and k == 0:
-            out[s] = COLORS[system]
-        else:
-            out[s] = PALETTE[j % len(PALETTE)]
-    return out
 
 
 def default_plot(fig, rows, param_keys):

@@ -6,8 +6,8 @@
 Every lab/<name>/bench.py is a benchmark: its plan(ctx) lists the steps (programs to run)
 in order. Steps run one after another -- never two at once, so they do not compete for
 the machine's two cores -- with progress on stderr. Each step's stdout is JSON records,
-one per line; run.py adds "run", "kernel", "machine" and "date" to each, pools records
-that carry "samples" (several rounds of one series, see README), writes
+one per line; run.py adds "run", "kernel", "machine" and "date" to each, pools the
+rounds of each series (lab/common/rounds.py, see README), writes
 <out>/results.jsonl (replaced by every invocation, so a file never mixes runs), prints
 one table per benchmark and calls report.py for <out>/report.html and its plots.
 
@@ -28,12 +28,10 @@ import sys
 import time
 
 LAB = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(LAB, "common"))  # rounds, count, plotting: shared by every bench.py
+from rounds import RUN_KEYS, STAT_KEYS, pool  # noqa: E402,F401  (the one way to pool rounds)
 
-# Keys that describe a measurement rather than name it: pooled or overwritten, never
-# part of a series' identity.
-STAT_KEYS = ("value", "p50", "p99", "mean", "n", "min", "max", "samples", "rounds")
-RUN_KEYS = ("run", "kernel", "machine", "date")
-# Parameter keys of DESIGN.md's lab contract, in the order tables show them. "engine"
+# Parameter keys of the lab contract (lab/README.md), in the order tables show them. "engine"
 # and "backend" name what was measured (part of the series), not a parameter.
 PARAM_KEYS = ("fds", "active", "changes", "batch", "depth", "delay_us", "msg_bytes", "pattern", "file")
 SKIP_EXIT = 77
@@ -102,53 +100,6 @@ def loadavg():
         return float(open("/proc/loadavg").read().split()[0])
     except (OSError, ValueError, IndexError):
         return None
-
-
-# ------------------------------------------------------------------ records
-
-def series_key(rec):
-    """What a record measures, apart from its figures: every key but the stats."""
-    return json.dumps({k: v for k, v in rec.items() if k not in STAT_KEYS and k not in RUN_KEYS},
-                      sort_keys=True)
-
-
-def pctl(sorted_vals, q):
-    """Same rule as lab/common/bench.h: element floor((n-1)*q) of the sorted samples."""
-    return sorted_vals[int((len(sorted_vals) - 1) * q)]
-
-
-def pool(records):
-    """Merges records of one series that carry "samples" (one record per round of an
-    alternating benchmark) into one: value = p50 = median of all samples, p99 and mean
-    over all samples, n = number of samples, rounds = records merged. Records without
-    samples are kept as they are. Order: first appearance."""
-    out, groups = [], {}
-    for rec in records:
-        s = rec.get("samples")
-        if not isinstance(s, list) or not s:
-            out.append(rec)
-            continue
-        k = series_key(rec)
-        if k in groups:
-            g = groups[k]
-            g["samples"].extend(float(x) for x in s)
-            g["rounds"] += 1
-        else:
-            g = dict(rec)
-            g["samples"] = [float(x) for x in s]
-            g["rounds"] = 1
-            groups[k] = g
-            out.append(g)
-    for g in groups.values():
-        v = sorted(g.pop("samples"))
-        g["value"] = v[len(v) // 2]
-        g["p50"] = v[len(v) // 2]
-        g["p99"] = pctl(v, 0.99)
-        g["mean"] = round(sum(v) / len(v), 4)
-        g["n"] = len(v)
-    for r in out:
-        r.pop("samples", None)
-    return out
 
 
 # ------------------------------------------------------------------- tables

@@ -4,7 +4,7 @@
 set -eu
 want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-dev libboost-dev
       abigail-tools)  # abigail-tools: abidw/abidiff for the ABI check (scripts/abi.sh)
-[ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf
+[ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace
       libaio-dev)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 missing=()
 for p in "${want[@]}"; do

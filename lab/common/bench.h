@@ -5,7 +5,7 @@
  *   {"bench":"smallset","system":"vigil","case":"epoll","metric":"ns_per_turn",
  *    "value":..,"p50":..,"p99":..,"n":..,"backend":"epoll","fds":1}
  * run.py adds "run", "kernel", "machine" and "date". Progress and diagnostics go to
- * stderr. Parameters are top-level keys named as DESIGN.md lists them (fds, active,
+ * stderr. Parameters are top-level keys named as lab/README.md lists them (fds, active,
  * changes, batch, depth, delay_us, msg_bytes, pattern, file, engine).
  */
 #ifndef VIGIL_BENCH_H

@@ -8,18 +8,9 @@ static int epfd = -1;
 
 static int sys_init(int n, const int *rfd)
 {
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0) {
-        perror("epoll_create1");
+    epfd = frame_epoll_watch(n, rfd);
+    if (epfd < 0)
         return 1;
-    }
-    for (int i = 0; i < n; i++) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i};
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, rfd[i], &ev) < 0) {
-            perror("epoll_ctl ADD");
-            return 1;
-        }
-    }
     return 0;
 }
 

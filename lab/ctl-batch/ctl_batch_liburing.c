@@ -24,18 +24,9 @@ static char json[160];
 
 static int sys_init(int n, const int *rfd)
 {
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0) {
-        perror("epoll_create1");
+    epfd = frame_epoll_watch(n, rfd);
+    if (epfd < 0)
         return 1;
-    }
-    for (int i = 0; i < n; i++) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i};
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, rfd[i], &ev) < 0) {
-            perror("epoll_ctl ADD");
-            return 1;
-        }
-    }
     const char *fl = getenv("LAB_URING_FLAGS");
     setup_flags = fl ? (unsigned)strtoul(fl, NULL, 0) : 0;
     int r = io_uring_queue_init(CTLB_MAXK, &ring, setup_flags);

@@ -17,18 +17,9 @@ static int sys_init(int n, const int *rfd)
      * case does not already contain it, and "epoll" is in "epoll_ctl_batch". */
     snprintf(json, sizeof json, "\"system\":\"vigil\",\"case\":\"epoll_ctl_batch, %s path\",\"backend\":\"%s\"",
              path && *path ? path : "auto", path && *path ? path : "auto");
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0) {
-        perror("epoll_create1");
+    epfd = frame_epoll_watch(n, rfd);
+    if (epfd < 0)
         return 1;
-    }
-    for (int i = 0; i < n; i++) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i};
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, rfd[i], &ev) < 0) {
-            perror("epoll_ctl ADD");
-            return 1;
-        }
-    }
     /* One batch outside the timing: it reports a path the kernel refuses (skip). */
     for (int i = 0; i < n; i++)
         cmds[i] = (struct vigil_epoll_ctl_cmd){.op = EPOLL_CTL_MOD, .fd = rfd[i], .events = EPOLLIN, .data = (uint64_t)i};

@@ -6,10 +6,11 @@
  * changes: fds 0..k-1 switch between EPOLLIN and EPOLLIN|EPOLLOUT (the mask alternates
  * batch by batch, so each change is real). A pipe's read end is never writable, so no
  * change makes an fd ready: the batch measures the changes alone. A sample is one
- * batch's wall time; the collector divides it by k (ns per change).
+ * batch's wall time divided by k (ns per change); each run prints one record per k
+ * with its histogram (lab/common/rounds.h), which run.py pools over the rounds.
  *
- *   prog --k 1,8,32,256 --ms 200 --samples FILE       timed: ms per k, histogram appended
- *   prog --k 1,8,32,256 --count 20 --samples FILE     counting run (under strace -f)
+ *   prog --k 1,8,32,256 --ms 200        timed: ms per k
+ *   prog --k 1,8,32,256 --count 20      counting run (lab/common/count.py)
  */
 #ifndef LAB2015_CTLB_H
 #define LAB2015_CTLB_H
@@ -21,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "series.h"
+#include "count.h"
+#include "frame.h"
 
 #define CTLB_MAXK 256
 
@@ -34,11 +35,12 @@ static void sys_fini(void);
 /* The record's identifying keys, e.g. "\"system\":\"kernel\",\"case\":\"epoll_ctl\"". */
 static const char *sys_json(void);
 
-static struct sh_hist ctlb_hist;
+static struct rounds_hist ctlb_hist;
 
-static int ctlb_run(const int *rfd, int k, int ms, long count, const char *samples, int *on, int id, const int *own, int nown)
+static int ctlb_run(const int *rfd, int k, const struct frame_opts *o, int *on, int id, const int *own, int nown)
 {
-    char json[512];
+    char keys[512];
+    snprintf(keys, sizeof keys, "\"bench\":\"ctl-batch\",%s,\"changes\":%d", sys_json(), k);
     for (int i = 0; i < 32; i++) { /* warm: first touches, lazily built kernel state */
         *on ^= 1;
         int r = sys_batch(rfd, k, *on);
@@ -47,22 +49,18 @@ static int ctlb_run(const int *rfd, int k, int ms, long count, const char *sampl
             return 1;
         }
     }
-    if (count > 0) {
-        snprintf(json, sizeof json, "{%s,\"metric\":\"syscalls_per_batch\",\"changes\":%d,\"div\":%ld}",
-                 sys_json(), k, count);
-        if (sh_count_describe(samples, id, json, own, nown) < 0)
-            return 1;
-        sh_mark("begin", id);
-        for (long b = 0; b < count; b++) {
+    if (o->count > 0) {
+        count_begin(id, "syscalls_per_batch", keys, o->count, own, nown);
+        for (long b = 0; b < o->count; b++) {
             *on ^= 1;
             if (sys_batch(rfd, k, *on) < 0)
                 return 1;
         }
-        sh_mark("end", id);
+        count_end(id);
         return 0;
     }
-    sh_reset(&ctlb_hist);
-    int64_t stop = bench_now_ns() + (int64_t)ms * 1000000;
+    rounds_hist_reset(&ctlb_hist);
+    int64_t stop = bench_now_ns() + (int64_t)o->ms * 1000000;
     for (;;) {
         *on ^= 1;
         int64_t t0 = bench_now_ns();
@@ -72,62 +70,32 @@ static int ctlb_run(const int *rfd, int k, int ms, long count, const char *sampl
             fprintf(stderr, "batch of %d: %s\n", k, strerror(-r));
             return 1;
         }
-        sh_add(&ctlb_hist, t1 - t0);
+        rounds_hist_add(&ctlb_hist, t1 - t0);
         if (t1 >= stop && ctlb_hist.n >= 20)
             break;
     }
-    snprintf(json, sizeof json, "{%s,\"metric\":\"ns_per_change\",\"changes\":%d,\"div\":%d}", sys_json(), k, k);
-    return sh_write(samples, json, &ctlb_hist) < 0 ? 1 : 0;
+    rounds_emit_hist(keys, "ns_per_change", &ctlb_hist, k); /* a sample is one batch: / k */
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int ks[8] = {1, 8, 32, 256}, nk = 4, ms = 200;
-    long count = 0;
-    const char *samples = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--k"))
-            nk = sh_parse_list(argv[i + 1], ks, 8);
-        else if (!strcmp(argv[i], "--ms"))
-            ms = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--count"))
-            count = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--samples"))
-            samples = argv[i + 1];
-    }
-    if (!samples || nk <= 0) {
-        fprintf(stderr, "usage: %s --samples FILE [--k 1,8,32,256] [--ms 200 | --count N]\n", argv[0]);
-        return 2;
-    }
-    for (int i = 0; i < nk; i++)
-        if (ks[i] < 1 || ks[i] > CTLB_MAXK) {
+    struct frame_opts o = frame_parse(argc, argv, "--k", 200);
+    for (int i = 0; i < o.nlist; i++)
+        if (o.list[i] < 1 || o.list[i] > CTLB_MAXK) {
             fprintf(stderr, "k must be 1..%d\n", CTLB_MAXK);
             return 2;
         }
-
     static int rfd[CTLB_MAXK], wfd[CTLB_MAXK], own[2 * CTLB_MAXK];
-    for (int i = 0; i < CTLB_MAXK; i++) {
-        int p[2];
-        if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) {
-            perror("pipe2");
-            return 1;
-        }
-        rfd[i] = p[0];
-        wfd[i] = p[1];
-        own[2 * i] = p[0];
-        own[2 * i + 1] = p[1];
-    }
+    frame_pipes(CTLB_MAXK, rfd, wfd, own);
     int rc = sys_init(CTLB_MAXK, rfd);
     if (rc != 0)
         return rc;
     int on = 0;
-    for (int i = 0; i < nk && rc == 0; i++)
-        rc = ctlb_run(rfd, ks[i], ms, count, samples, &on, i, own, 2 * CTLB_MAXK);
+    for (int i = 0; i < o.nlist && rc == 0; i++)
+        rc = ctlb_run(rfd, o.list[i], &o, &on, i, own, 2 * CTLB_MAXK);
     sys_fini();
-    for (int i = 0; i < CTLB_MAXK; i++) {
-        close(rfd[i]);
-        close(wfd[i]);
-    }
+    frame_pipes_close(CTLB_MAXK, rfd, wfd);
     return rc;
 }
 

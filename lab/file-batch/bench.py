@@ -16,11 +16,14 @@ Systems, one program each, alternated in rounds (the order rotates each round):
   libuv      uv_fs_read (libuv 1.44: its thread pool)
 Metrics: iops and cpu_ns_per_io (user + system of the whole process, per window of
 the measuring time; pooled over rounds by run.py), syscalls_per_io (separate counting
-runs under perf, count.py), and the pool micro-benchmark (ns to take and return a
+runs, lab/common/count.py), and the pool micro-benchmark (ns to take and return a
 request, vs calloc/free).
 """
 import os
 import sys
+
+import count
+import rounds
 
 NAME = "file-batch"
 TITLE = ("Random reads at depth 256 in groups of 1/8/32: 8 KiB O_DIRECT on a written file, on "
@@ -46,22 +49,22 @@ SYSTEMS = [  # (label, program, extra args)
 
 def plan(ctx):
     # Many short rounds: on a shared machine, systems measured close in time pair better.
-    rounds, ms = (1, 100) if ctx.quick else (12, 80)
+    n_rounds, ms = (1, 100) if ctx.quick else (12, 80)
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
     steps = [dict(cmd=[PYTHON, os.path.join(HERE, "prep.py"), ctx.tmp] + (["--quick"] if ctx.quick else []),
                   label="make the files (written, unwritten, cached)", est_s=2 if ctx.quick else 8)]
     steps.append(dict(cmd=["fb_pool"], label="pool vs calloc/free", est_s=0.5 if ctx.quick else 2))
-    for r in range(rounds):
-        for fi, f in enumerate(FILES):
-            k = (r + fi) % len(have) if have else 0
-            for label, prog, args in have[k:] + have[:k]:
-                steps.append(dict(cmd=[prog, "--path", os.path.join(ctx.tmp, f), "--file", f, "--batch", "1,8,32",
-                                       "--ms", str(ms)] + args,
-                                  label=f"round {r + 1}/{rounds}: {f}: {label}", est_s=3 * (ms * 1.2 + 30) / 1000))
-    n, batches = (3000, "32") if ctx.quick else (20000, "1,8,32")
-    specs = [":".join([label, prog] + args) for label, prog, args in have]
-    steps.append(dict(cmd=[PYTHON, os.path.join(HERE, "count.py"), ctx.bin, ctx.tmp, str(n), batches] + specs,
-                      label="count system calls per I/O (perf)", est_s=4 if ctx.quick else 60))
+    steps += rounds.alternate(n_rounds, FILES, have, lambda r, f, s: dict(
+        cmd=[s[1], "--path", os.path.join(ctx.tmp, f), "--file", f, "--batch", "1,8,32", "--ms", str(ms)] + s[2],
+        label=f"round {r + 1}/{n_rounds}: {f}: {s[0]}", est_s=3 * (ms * 1.2 + 30) / 1000))
+    # counting runs (lab/common/count.py): system calls per I/O in the steady state; the
+    # written file's device is slow, and its wait count depends on the device's timing
+    n, batches = (1000, "32") if ctx.quick else (4000, "1,8,32")
+    for f in FILES:
+        for label, prog, args in have:
+            steps.append(count.step(ctx, [prog, "--path", os.path.join(ctx.tmp, f), "--file", f, "--batch", batches]
+                                    + args, n // 2 if f == "written" else n, f"count system calls: {f}: {label}",
+                                    1 if ctx.quick else 4))
     steps.append(dict(cmd=[PYTHON, os.path.join(HERE, "prep.py"), ctx.tmp, "--remove"], label="remove the files",
                       est_s=0.5))
     return steps

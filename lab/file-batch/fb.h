@@ -12,9 +12,9 @@
  * per batch size, one "iops" and one "cpu_ns_per_io" record carrying the samples;
  * lab/run.py pools the rounds (one figure per series, never a best-of-rounds).
  *
- * Count mode (--count N): N completions after a warm-up of depth, no output; bench.py
- * runs it under `perf stat -e raw_syscalls:sys_enter` for two values of N and takes the
- * difference, so set-up calls cancel and only the steady state's calls per I/O remain.
+ * Count mode (--count N): N completions after a warm-up of depth, between the markers of
+ * lab/common/count.h; bench.py runs it under lab/common/count.py (strace -f: worker
+ * threads' calls count too), which prints syscalls_per_io, so set-up calls are left out.
  *
  * A system provides: sys_init(fb), sys_submit(fb, slots, n), sys_wait(fb) (waits for at
  * least one completion, calls fb_done(fb, slot) for each), sys_fini(fb).
@@ -23,6 +23,8 @@
 #define VIGIL_LAB_FB_H
 
 #include "bench.h"
+#include "count.h"
+#include "rounds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -196,22 +198,13 @@ static inline const char *fb_case(struct fb *fb)
     return fb->registered ? "random read, registered file+buffers" : "random read";
 }
 
-static inline void fb_emit(struct fb *fb, const char *metric, double *v, long n)
+/* The keys of this system's records at the current batch size. */
+static inline const char *fb_keys(struct fb *fb, char *keys, size_t size)
 {
-    /* samples first: bench_stats sorts v */
-    char samples[FB_MAX_WIN * 16 + 64];
-    size_t off = (size_t)snprintf(samples, sizeof samples, "\"samples\":[");
-    for (long i = 0; i < n && off < sizeof samples - 32; i++)
-        off += (size_t)snprintf(samples + off, sizeof samples - off, "%s%.1f", i ? "," : "", v[i]);
-    snprintf(samples + off, sizeof samples - off, "]");
-    struct bench_stats s = bench_stats(v, n);
-    const char *keys = sys_keys(fb);
-    printf("{\"bench\":\"file-batch\",\"system\":\"%s\",\"case\":\"%s\",\"metric\":\"%s\",\"value\":%.2f,"
-           "\"p50\":%.2f,\"p99\":%.2f,\"mean\":%.2f,\"n\":%ld,\"file\":\"%s\",\"batch\":%d,\"depth\":%d,"
-           "\"bs\":%zu%s%s,%s}\n",
-           fb->system, fb_case(fb), metric, s.p50, s.p50,
-           s.p99, s.mean, s.n, fb->file, fb->batch, fb->depth, fb->bs, keys[0] ? "," : "", keys, samples);
-    fflush(stdout);
+    char extra[256];
+    snprintf(extra, sizeof extra, "\"file\":\"%s\",\"batch\":%d,\"depth\":%d,\"bs\":%zu%s%s", fb->file, fb->batch,
+             fb->depth, fb->bs, sys_keys(fb)[0] ? "," : "", sys_keys(fb));
+    return rounds_keys(keys, size, "file-batch", fb->system, fb_case(fb), extra);
 }
 
 static inline int fb_main(struct fb *fb)
@@ -221,41 +214,46 @@ static inline int fb_main(struct fb *fb)
     for (int i = 0; i < fb->depth; i++)
         fb->freeslots[i] = i;
     fb->nfree = fb->depth;
-    static double iops[FB_MAX_WIN], cpu[FB_MAX_WIN];
+    struct rounds_samples iops = {0, 0, 0}, cpu = {0, 0, 0};
     for (int bi = 0; bi < fb->nbatches; bi++) {
         fb->batch = fb->batches[bi];
         fb->done = 0;
         if (fb->count > 0) {
+            char keys[512];
+            fb_keys(fb, keys, sizeof keys);
             fb_run_until(fb, fb->depth, 0);       /* warm-up */
             fb->done = 0;
+            count_begin(bi, "syscalls_per_io", keys, fb->count, NULL, 0);
             fb_run_until(fb, fb->count, 0);
+            count_end(bi);
             fb_drain(fb);
-            /* for bench.py's counting step: the keys its records carry */
-            printf("keys \"case\":\"%s\"%s%s\n", fb_case(fb), sys_keys(fb)[0] ? "," : "", sys_keys(fb));
             continue;
         }
         int64_t win_ns = fb->ms * 1000000 / 20;   /* 20 windows per batch size */
         if (win_ns < 5000000)
             win_ns = 5000000;
         fb_run_until(fb, 1L << 60, bench_now_ns() + win_ns * 2); /* warm-up */
-        long nwin = 0;
+        iops.n = cpu.n = 0;
         int64_t t0 = bench_now_ns(), c0 = bench_cpu_ns(), end = t0 + fb->ms * 1000000;
         long d0 = fb->done;
-        while (nwin < FB_MAX_WIN && t0 < end) {
+        while (iops.n < FB_MAX_WIN && t0 < end) {
             fb_run_until(fb, 1L << 60, t0 + win_ns);
             int64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
             long d = fb->done - d0;
             if (d > 0) {
-                iops[nwin] = (double)d * 1e9 / (double)(t1 - t0);
-                cpu[nwin] = (double)(c1 - c0) / (double)d;
-                nwin++;
+                rounds_add(&iops, (double)d * 1e9 / (double)(t1 - t0));
+                rounds_add(&cpu, (double)(c1 - c0) / (double)d);
             }
             t0 = t1, c0 = c1, d0 = fb->done;
         }
         fb_drain(fb);
-        fb_emit(fb, "iops", iops, nwin);
-        fb_emit(fb, "cpu_ns_per_io", cpu, nwin);
+        char keys[512];
+        fb_keys(fb, keys, sizeof keys);
+        rounds_emit_samples(keys, "iops", &iops);
+        rounds_emit_samples(keys, "cpu_ns_per_io", &cpu);
     }
+    free(iops.v);
+    free(cpu.v);
     sys_fini(fb);
     close(fb->fd);
     free(fb->mem);

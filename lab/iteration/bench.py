@@ -6,6 +6,8 @@ callback reads the byte.
 A step is one system at one N (the fd set is built once per step; A = 1 and 100
 alternate inside it). Rounds repeat every (N, system) step, rotating the systems'
 order; run.py pools the rounds of each series into one figure."""
+import plotting
+import rounds
 NAME = "iteration"
 TITLE = "One blocking turn with N fds watched, one made ready per turn (ns per turn, write + read included)"
 SEED = ("The libevent/libev benchmark (Niels Provos 2003; Marc Lehmann's libev comparison 2007): "
@@ -25,18 +27,16 @@ SYSTEMS = [
 
 def plan(ctx):
     # full: a multiple of the 6 systems, so each runs at each place in a round equally often
-    rounds, ms = (1, 60) if ctx.quick else (24, 60)
-    steps = []
-    for r in range(rounds):
-        for n in FDS:
-            k = (r + FDS.index(n)) % len(SYSTEMS)
-            for cmd, label in SYSTEMS[k:] + SYSTEMS[:k]:
-                # two A values of ms each, plus building N fds and the first turns; a
-                # poll turn scans all N fds (~0.1-0.5 us each), its batches run longer
-                est = 2 * ms / 1000 + 0.03 + n / 40000 + (n / 10000 if "poll" in label else 0)
-                steps.append(dict(cmd=cmd + ["--fds", str(n), "--ms", str(ms)],
-                                  label=f"round {r + 1}/{rounds}: {label} fds={n}", est_s=est))
-    return steps
+    n_rounds, ms = (1, 60) if ctx.quick else (24, 60)
+
+    def step(r, n, system):
+        cmd, label = system
+        # two A values of ms each, plus building N fds and the first turns; a poll turn
+        # scans all N fds (~0.1-0.5 us each), its batches run longer
+        est = 2 * ms / 1000 + 0.03 + n / 40000 + (n / 10000 if "poll" in label else 0)
+        return dict(cmd=cmd + ["--fds", str(n), "--ms", str(ms)], label=f"round {r + 1}/{n_rounds}: {label} fds={n}",
+                    est_s=est)
+    return rounds.alternate(n_rounds, FDS, SYSTEMS, step)
 
 
 def plot(rows, ax):
@@ -46,7 +46,6 @@ def plot(rows, ax):
     rows = [r for r in rows if r.get("metric") == "ns_per_turn"]
     if not rows:
         return
-    colors = {"vigil": "#1f77b4", "libuv": "#2ca02c", "libev": "#ff7f0e", "libevent": "#d62728"}
     vstyles = {"uring": "-", "epoll": "--", "poll": ":"}
     series = {}
     for r in rows:
@@ -65,7 +64,7 @@ def plot(rows, ax):
         if max(ys) > top:
             off.append(f"{label}: " + ", ".join(f"{y / 1000:,.0f} us" for y in ys))
             continue
-        ax.plot(xs, ys, ls=ls, marker="o" if active == 1 else "s", color=colors.get(system, "#9467bd"),
+        ax.plot(xs, ys, ls=ls, marker="o" if active == 1 else "s", color=plotting.color(system),
                 alpha=1.0 if active == 1 else 0.55, label=label)
     ax.set_xscale("log")
     ax.set_xticks(list(FDS))

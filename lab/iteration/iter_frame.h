@@ -46,7 +46,7 @@ static int iter_n;
 /* Runs batches of turns with `active` active fds for budget_ns; *next is the round robin
  * position, kept across sub-rounds. Returns -1 if a turn did not deliver its event. */
 static int iter_measure(const struct iter_sys *sys, int active, int *next, int64_t budget_ns, long min_turns,
-                        struct turns_samples *s)
+                        struct rounds_samples *s)
 {
     int stride = iter_n / active;
     int64_t end = bench_now_ns() + budget_ns;
@@ -103,7 +103,7 @@ static int iter_main(int argc, char **argv, struct iter_sys *sys)
     int rc = sys->setup(iter_n, iter_fds, o.backend);
     if (rc != 0)
         return rc;
-    struct turns_samples s[N_ACTIVE];
+    struct rounds_samples s[N_ACTIVE];
     int next[N_ACTIVE] = {0};
     for (int a = 0; a < N_ACTIVE; a++) {
         turns_samples_init(&s[a], MAX_SAMPLES);
@@ -114,7 +114,7 @@ static int iter_main(int argc, char **argv, struct iter_sys *sys)
     }
     for (int r = 0; r < SUBROUNDS; r++)
         for (int a = 0; a < N_ACTIVE; a++) {
-            struct turns_samples part = s[a];
+            struct rounds_samples part = s[a];
             part.cap = s[a].n + MAX_SAMPLES / SUBROUNDS;
             if (iter_measure(sys, iter_active[a], &next[a], o.budget_ns / SUBROUNDS, 0, &part) != 0)
                 goto lost;

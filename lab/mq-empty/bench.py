@@ -4,13 +4,16 @@ rbtree + node-cache patch's table).
 One program per system (kernel mq_*, Boost.Interprocess message_queue, vigil). Each round
 runs every system once for a short slice, rotating the order, all pinned to one CPU
 (round r on CPU r % 2: the two vCPUs can differ 2x in speed at a given moment); a
-program keeps its samples in ctx.tmp until its last round, which emits one record per
-case from all rounds. Cases:
+program prints its round's records with their histograms and run.py pools the rounds
+into one record per case. Cases:
 "pair" (BATCH x send+receive between two clock reads, the targets' figure), "send" and
 "receive" each timed alone (a batch of sends fills the queue, a batch of receives empties
 it), and "clock_gettime" (kernel program): one clock read, the cost that timing each call
 alone, as the 2012 selftest did, adds to every figure."""
 import os
+
+import plotting
+import rounds
 
 NAME = "mq-empty"
 TITLE = "Empty-queue send+receive, 16-byte messages (ns per operation, median of 64-op batches)"
@@ -25,15 +28,10 @@ CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS 
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.6) if ctx.quick else (4, 1.5)
-    steps = []
-    for r in range(rounds):
-        k = r % len(SYSTEMS)
-        for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
-            steps.append(dict(cmd=[prog, "--seconds", secs, "--round", r + 1, "--rounds", rounds,
-                                   "--state", ctx.tmp, "--cpu", r % CPUS],
-                              label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label}", est_s=secs + 0.05))
-    return steps
+    n_rounds, secs = (1, 0.6) if ctx.quick else (4, 1.5)
+    return rounds.alternate(n_rounds, [None], SYSTEMS, lambda r, _, s: dict(
+        cmd=[s[0], "--seconds", secs, "--cpu", r % CPUS], label=f"round {r + 1}/{n_rounds} (cpu {r % CPUS}): {s[1]}",
+        est_s=secs + 0.05))
 
 
 def plot(rows, ax):
@@ -42,7 +40,6 @@ def plot(rows, ax):
         return
     cases = ["pair", "send", "receive"]
     systems = [s for s in ("kernel", "boost", "vigil") if any(r["system"] == s for r in rows)]
-    colors = {"kernel": "#888888", "boost": "#bcbd22", "vigil": "#1f77b4"}
     width = 0.8 / max(1, len(systems))
     for j, s in enumerate(systems):
         xs, vals, errs = [], [], []
@@ -52,7 +49,7 @@ def plot(rows, ax):
                 xs.append(i + (j - (len(systems) - 1) / 2) * width)
                 vals.append(float(r[0]["value"]))
                 errs.append(max(0.0, float(r[0].get("p99", r[0]["value"])) - float(r[0]["value"])))
-        ax.bar(xs, vals, width, yerr=[[0] * len(vals), errs], color=colors[s], label=s, capsize=2)
+        ax.bar(xs, vals, width, yerr=[[0] * len(vals), errs], color=plotting.color(s), label=s, capsize=2)
         for x, v in zip(xs, vals):
             ax.text(x, v, f"{v:.0f}", ha="center", va="bottom", fontsize=7)
     # The 2012 patch's own figures (rbtree + node cache; each call timed alone).

@@ -1,3 +1,3 @@
 /* mq-empty, Boost.Interprocess message_queue. */
-#include "sys_boost.h"
+#include "mq/sys_boost.h"
 #include "empty.h"

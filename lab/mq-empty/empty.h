@@ -9,30 +9,29 @@
  *   receive  BATCH receives that empty it again: ns per send, ns per receive alone;
  *   clock_gettime (kernel program only) BATCH clock reads: what timing each call alone,
  *            as the selftest does, would add to every figure.
- * Each sample is one batch divided by BATCH; value = median over batches, p50/p99 too. */
+ * Each sample is one batch divided by BATCH; value = median over batches, p50/p99 too.
+ * Each run prints one record per case with its histogram; run.py pools the rounds. */
 #ifndef VIGIL_MQLAB_EMPTY_H
 #define VIGIL_MQLAB_EMPTY_H
 
 #define BATCH 64
 #define MSG 16
 
-static void emit(const struct mqlab_opts *o, const char *cas, struct mqlab_samples *s)
+static struct rounds_hist pair, snd, rcv;
+#ifdef MQLAB_CLOCK_CASE
+static struct rounds_hist clk;
+#endif
+
+static void emit(const char *cas, const struct rounds_hist *h)
 {
-    char key[128];
-    snprintf(key, sizeof key, "%s.%s", SYS_NAME, cas);
-    if (!mqlab_round_done(o, key, s))
-        return;
-    struct bench_stats st = bench_stats(s->v, s->n);
-    bench_emit("mq-empty", SYS_NAME, cas, "ns_per_op", st.p50, &st, "\"msg_bytes\":%d,\"batch\":%d,\"rounds\":%d", MSG, BATCH, o->rounds);
+    char keys[256], extra[64];
+    snprintf(extra, sizeof extra, "\"msg_bytes\":%d,\"batch\":%d", MSG, BATCH);
+    rounds_emit_hist(rounds_keys(keys, sizeof keys, "mq-empty", SYS_NAME, cas, extra), "ns_per_op", h, BATCH);
 }
 
 int main(int argc, char **argv)
 {
     struct mqlab_opts o = mqlab_parse(argc, argv);
-    struct mqlab_samples pair = {0, 0, 0}, snd = {0, 0, 0}, rcv = {0, 0, 0};
-#ifdef MQLAB_CLOCK_CASE
-    struct mqlab_samples clk = {0, 0, 0};
-#endif
     struct sysq q;
     char buf[MSG];
     unsigned prio;
@@ -57,7 +56,7 @@ int main(int argc, char **argv)
                 mqlab_die("receive");
         }
         t1 = bench_now_ns();
-        mqlab_add(&pair, (double)(t1 - t0) / BATCH);
+        rounds_hist_add(&pair, t1 - t0);
 
         t0 = bench_now_ns();
         for (int i = 0; i < BATCH; i++)
@@ -68,8 +67,8 @@ int main(int argc, char **argv)
             if (sys_receive(&q, buf, MSG, &prio) != MSG)
                 mqlab_die("receive");
         t2 = bench_now_ns();
-        mqlab_add(&snd, (double)(t1 - t0) / BATCH);
-        mqlab_add(&rcv, (double)(t2 - t1) / BATCH);
+        rounds_hist_add(&snd, t1 - t0);
+        rounds_hist_add(&rcv, t2 - t1);
 
 #ifdef MQLAB_CLOCK_CASE
         volatile int64_t sink = 0;
@@ -78,16 +77,16 @@ int main(int argc, char **argv)
             sink += bench_now_ns();
         t1 = bench_now_ns();
         (void)sink;
-        mqlab_add(&clk, (double)(t1 - t0) / BATCH);
+        rounds_hist_add(&clk, t1 - t0);
 #endif
     } while (t2 < end);
 
     sys_destroy(&q);
-    emit(&o, "pair", &pair);
-    emit(&o, "send", &snd);
-    emit(&o, "receive", &rcv);
+    emit("pair", &pair);
+    emit("send", &snd);
+    emit("receive", &rcv);
 #ifdef MQLAB_CLOCK_CASE
-    emit(&o, "clock_gettime", &clk);
+    emit("clock_gettime", &clk);
 #endif
     return 0;
 }

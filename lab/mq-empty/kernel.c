@@ -1,4 +1,4 @@
 /* mq-empty, the kernel's mq_send/mq_receive (a system call each). */
 #define MQLAB_CLOCK_CASE 1
-#include "sys_kernel.h"
+#include "mq/sys_kernel.h"
 #include "empty.h"

@@ -1,3 +1,3 @@
 /* mq-empty, vigil_mq_send/vigil_mq_receive. */
-#include "sys_vigil.h"
+#include "mq/sys_vigil.h"
 #include "empty.h"

@@ -7,8 +7,11 @@ kernel's RLIMIT_MSGQUEUE of 800 KiB, charged ~112 B per 16-byte message, stops i
 One program per system; each step fills a fresh queue with the pattern, then times
 batches of 64 pairs. Rounds alternate the systems per (depth, pattern), rotating the
 order, with every step of round r pinned to CPU r % 2 (the two vCPUs can differ 2x);
-the last round of a series emits one record from all its rounds' samples."""
+run.py pools the rounds of each series into one record."""
 import os
+
+import plotting
+import rounds
 
 NAME = "mq-full"
 TITLE = "Send+receive on a queue holding depth-1 messages, by priority pattern (ns per pair)"
@@ -25,28 +28,20 @@ CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS 
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.05) if ctx.quick else (4, 0.25)
-    steps = []
-    i = 0
-    for r in range(rounds):
-        for depth in DEPTHS:
-            for pat in PATTERNS:
-                k = i % len(SYSTEMS)
-                i += 1
-                for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
-                    fill = 0.5 if (depth == 65536 and label == "boost" and pat != "constant") else 0.02
-                    steps.append(dict(cmd=[prog, "--depth", depth, "--pattern", pat, "--seconds", secs,
-                                           "--round", r + 1, "--rounds", rounds, "--state", ctx.tmp, "--cpu", r % CPUS],
-                                      label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label} depth={depth} {pat}",
-                                      est_s=secs + fill))
-    return steps
+    n_rounds, secs = (1, 0.05) if ctx.quick else (4, 0.25)
+
+    def step(r, group, system):
+        (depth, pat), (prog, label) = group, system
+        fill = 0.5 if (depth == 65536 and label == "boost" and pat != "constant") else 0.02
+        return dict(cmd=[prog, "--depth", depth, "--pattern", pat, "--seconds", secs, "--cpu", r % CPUS],
+                    label=f"round {r + 1}/{n_rounds} (cpu {r % CPUS}): {label} depth={depth} {pat}", est_s=secs + fill)
+    return rounds.alternate(n_rounds, [(d, p) for d in DEPTHS for p in PATTERNS], SYSTEMS, step)
 
 
 def plot(rows, ax):
     rows = [r for r in rows if r.get("metric") == "ns_per_op"]
     if not rows:
         return
-    colors = {"kernel": "#888888", "boost": "#bcbd22", "vigil": "#1f77b4"}
     styles = {"constant": "-", "rising": "--", "falling": "-.", "random": ":"}
     marks = {"constant": "o", "rising": "^", "falling": "v", "random": "s"}
     for s in ("kernel", "boost", "vigil"):
@@ -55,7 +50,7 @@ def plot(rows, ax):
                          if r["system"] == s and r.get("pattern") == p)
             if pts:
                 ax.plot([d for d, _ in pts], [v for _, v in pts], ls=styles[p], marker=marks[p],
-                        color=colors[s], label=f"{s} {p}")
+                        color=plotting.color(s), label=f"{s} {p}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(DEPTHS))

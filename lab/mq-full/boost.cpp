@@ -1,3 +1,3 @@
 /* mq-full, Boost.Interprocess message_queue. */
-#include "sys_boost.h"
+#include "mq/sys_boost.h"
 #include "full.h"

@@ -2,7 +2,8 @@
  * constant, rising, falling or random priorities: the kernel selftest mq_perf_tests'
  * test #2 (2a-2d), where the fill uses the same priority sequence as the timed pairs.
  * 16-byte messages. Each sample is BATCH pairs between two clock reads, divided by
- * BATCH; value = median over batches (ns per send+receive), p50/p99 too.
+ * BATCH; value = median over batches (ns per send+receive), p50/p99 too. Each run prints
+ * one record with its histogram; run.py pools the rounds.
  *
  * Included once per system after that system's adapter (sys_<system>.h). */
 #ifndef VIGIL_MQLAB_FULL_H
@@ -14,7 +15,7 @@
 int main(int argc, char **argv)
 {
     struct mqlab_opts o = mqlab_parse(argc, argv);
-    struct mqlab_samples pairs = {0, 0, 0};
+    static struct rounds_hist pairs;
     struct mqlab_prio pat = mqlab_prio_init(mqlab_pattern_of(o.pattern));
     struct sysq q;
     char buf[MSG];
@@ -45,18 +46,16 @@ int main(int argc, char **argv)
             last ^= prio;
         }
         t1 = bench_now_ns();
-        mqlab_add(&pairs, (double)(t1 - t0) / BATCH);
+        rounds_hist_add(&pairs, t1 - t0);
     } while (t1 < end);
     (void)last;
     sys_destroy(&q);
 
-    char key[128];
-    snprintf(key, sizeof key, "%s.%ld.%s", SYS_NAME, o.depth, o.pattern);
-    if (mqlab_round_done(&o, key, &pairs)) {
-        struct bench_stats st = bench_stats(pairs.v, pairs.n);
-        bench_emit("mq-full", SYS_NAME, "send+receive", "ns_per_op", st.p50, &st,
-                   "\"depth\":%ld,\"pattern\":\"%s\",\"msg_bytes\":%d,\"batch\":%d,\"rounds\":%d", o.depth, o.pattern, MSG, BATCH, o.rounds);
-    }
+    char keys[256], extra[128];
+    snprintf(extra, sizeof extra, "\"depth\":%ld,\"pattern\":\"%s\",\"msg_bytes\":%d,\"batch\":%d", o.depth, o.pattern,
+             MSG, BATCH);
+    rounds_emit_hist(rounds_keys(keys, sizeof keys, "mq-full", SYS_NAME, "send+receive", extra), "ns_per_op", &pairs,
+                     BATCH);
     return 0;
 }
 

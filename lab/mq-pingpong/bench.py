@@ -3,13 +3,16 @@ the parent sends, the child echoes, the parent receives. One clock read per roun
 Messages of 16 B, 4 KiB and 64 KiB (the kernel's msgsize_max is raised for 64 KiB inside
 the private IPC namespace its program creates). Records: rtt_us (value = p50, with p50
 and p99 over round trips) and msgs_per_s (both directions counted: 2 / mean round trip).
-Rounds alternate the systems per message size, rotating the order; the last round of a
-series emits one record from all its rounds' samples. The two processes are pinned to
+Rounds alternate the systems per message size, rotating the order; run.py pools the
+rounds of each series into one record. The two processes are pinned to
 different CPUs (round r: parent on CPU r % 2, echo on the other), a cross-core round
 trip: left to the scheduler they sometimes share one CPU and sometimes not, from run to
 run, and every system's figures move 2x with that (same CPU, this machine: kernel ~7.4 us,
 Boost ~11 us, vigil ~4 us; separate CPUs: ~15, ~14, ~0.5 us)."""
 import os
+
+import plotting
+import rounds
 NAME = "mq-pingpong"
 TITLE = "Cross-process blocking round trip over two queues (us per round trip)"
 SEED = ("2012 mqueue patches measured single-process send/receive; the cross-process case "
@@ -24,33 +27,24 @@ CPUS = min(2, os.cpu_count() or 1)
 
 
 def plan(ctx):
-    rounds, secs = (1, 0.25) if ctx.quick else (4, 0.9)
-    steps = []
-    i = 0
-    for r in range(rounds):
-        for size in SIZES:
-            k = i % len(SYSTEMS)
-            i += 1
-            for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
-                steps.append(dict(cmd=[prog, "--msg-bytes", size, "--seconds", secs, "--round", r + 1,
-                                       "--rounds", rounds, "--state", ctx.tmp, "--cpu", r % CPUS],
-                                  label=f"round {r + 1}/{rounds}: {label} {size} B", est_s=secs + 0.1))
-    return steps
+    n_rounds, secs = (1, 0.25) if ctx.quick else (4, 0.9)
+    return rounds.alternate(n_rounds, SIZES, SYSTEMS, lambda r, size, s: dict(
+        cmd=[s[0], "--msg-bytes", size, "--seconds", secs, "--cpu", r % CPUS],
+        label=f"round {r + 1}/{n_rounds}: {s[1]} {size} B", est_s=secs + 0.1))
 
 
 def plot(rows, ax):
     rows = [r for r in rows if r.get("metric") == "rtt_us"]
     if not rows:
         return
-    colors = {"kernel": "#888888", "boost": "#bcbd22", "vigil": "#1f77b4"}
     for s in ("kernel", "boost", "vigil"):
         pts = sorted((int(r["msg_bytes"]), float(r.get("p50", r["value"])), float(r.get("p99", r["value"])))
                      for r in rows if r["system"] == s)
         if not pts:
             continue
         xs = [p[0] for p in pts]
-        ax.plot(xs, [p[1] for p in pts], "-o", color=colors[s], label=f"{s} p50")
-        ax.plot(xs, [p[2] for p in pts], "--", marker="x", color=colors[s], label=f"{s} p99")
+        ax.plot(xs, [p[1] for p in pts], "-o", color=plotting.color(s), label=f"{s} p50")
+        ax.plot(xs, [p[2] for p in pts], "--", marker="x", color=plotting.color(s), label=f"{s} p99")
         for x, y in zip(xs, [p[1] for p in pts]):
             ax.text(x, y, f" {y:.1f}", fontsize=7, va="bottom")
     ax.set_xscale("log", base=2)

@@ -1,3 +1,3 @@
 /* mq-pingpong, the kernel's mq_send/mq_receive (a system call each). */
-#include "sys_kernel.h"
+#include "mq/sys_kernel.h"
 #include "pingpong.h"

@@ -45,7 +45,7 @@ static void child_echo(struct sysq *ping, struct sysq *pong, char *buf, long siz
 int main(int argc, char **argv)
 {
     struct mqlab_opts o = mqlab_parse(argc, argv);
-    struct mqlab_samples rtt = {0, 0, 0};
+    static struct rounds_hist rtt;
     struct sysq ping, pong;
     long size = o.msg_bytes;
     unsigned prio;
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         if (sys_receive(&pong, buf, (size_t)size, &prio) != size)
             mqlab_die("receive");
         t1 = bench_now_ns();
-        mqlab_add(&rtt, (double)(t1 - t0) / 1e3);
+        rounds_hist_add(&rtt, t1 - t0);
         t0 = t1;
     } while (t1 < end);
 
@@ -94,15 +94,13 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    char key[128];
-    snprintf(key, sizeof key, "%s.%ld", SYS_NAME, size);
-    if (mqlab_round_done(&o, key, &rtt)) {
-        struct bench_stats st = bench_stats(rtt.v, rtt.n);
-        bench_emit("mq-pingpong", SYS_NAME, "round trip", "rtt_us", st.p50, &st, "\"msg_bytes\":%ld,\"depth\":%d,\"rounds\":%d",
-                   size, DEPTH, o.rounds);
-        bench_emit("mq-pingpong", SYS_NAME, "round trip", "msgs_per_s", st.mean > 0 ? 2e6 / st.mean : 0, NULL,
-                   "\"msg_bytes\":%ld,\"depth\":%d,\"n\":%ld", size, DEPTH, st.n);
-    }
+    /* rtt_us: every round trip (ns / 1000); msgs_per_s: both directions, over the
+     * round trips' total time, 2 / mean round trip once the rounds are pooled */
+    char keys[256], extra[64];
+    snprintf(extra, sizeof extra, "\"msg_bytes\":%ld,\"depth\":%d", size, DEPTH);
+    rounds_keys(keys, sizeof keys, "mq-pingpong", SYS_NAME, "round trip", extra);
+    rounds_emit_hist(keys, "rtt_us", &rtt, 1000);
+    rounds_emit_total(keys, "msgs_per_s", 2.0 * (double)rtt.n, rtt.sum / 1e9);
     free(buf);
     return 0;
 }

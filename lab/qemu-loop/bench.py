@@ -7,7 +7,7 @@ here costs it nothing: see qloop.h) and one fd becomes ready (the benchmark writ
 it). ns_per_turn: the write + the interest changes + one turn (wait + dispatch); the
 write is timed because epoll and io_uring do part of their work when the fd becomes
 ready, in the writer's context. value and p50 = median over every turn of the run, p99
-over turns. A timer is always pending (as in QEMU), so every wait has a timeout.
+over turns (run.py pools the rounds). A timer is always pending (as in QEMU), so every wait has a timeout.
 
 Systems, one program each, measured in rounds (rotating order, all n in each step):
   kernel ppoll   pollfd array kept built, 4 entries patched, ppoll(1 s), scan revents
@@ -19,21 +19,21 @@ Systems, one program each, measured in rounds (rotating order, all n in each ste
   libuv          uv_poll_start x4 + uv_run(ONCE)   (1.44: 2 epoll_ctl per change)
   libev          ev_io_stop/set/start x4 + ev_run(ONCE)
   libevent       event_add/event_del of a write event x4 + event_base_loop(ONCE)
-syscalls_per_turn: a separate counting run per system under `strace -f` (a fixed number
-of turns between markers); the benchmark's own write/read on its pipes are left out
+syscalls_per_turn: a separate counting run per system (lab/common/count.py: a fixed
+number of turns between markers, under strace); the benchmark's own write/read on its pipes are left out
 (they appear as bench:write / bench:read in the record's "calls").
 """
 import os
-import sys
-import time
+
+import count
+import plotting
+import rounds
 
 NAME = "qemu-loop"
 TITLE = "QEMU's loop: n fds watched, 4 interest changes and 1 ready fd per turn"
 SEED = ("2015: QEMU latency overhead with ppoll 37/49/83 us at ~15/85/200 fds; "
         "with epoll_ctl_batch+epoll_pwait1 36/37/47 us")
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-COLLECT = os.path.join(HERE, "..", "ctl-batch", "collect.py")
 FDS = "15,85,200"
 SYSTEMS = [  # (label, argv)
     ("kernel ppoll", ["qemu_loop_kernel", "--case", "ppoll"]),
@@ -47,31 +47,16 @@ SYSTEMS = [  # (label, argv)
     ("libev", ["qemu_loop_libev"]),
     ("libevent", ["qemu_loop_libevent"]),
 ]
-PYTHON = sys.executable or "/usr/bin/python3"
 
 
 def plan(ctx):
-    tag = f"{NAME}-{os.getpid()}-{time.time_ns()}"
-    samples = os.path.join(ctx.tmp, tag + ".samples")
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1][0]))]
-    rounds, ms, count = (2, 35, 100) if ctx.quick else (12, 200, 400)
-    nfds = len(FDS.split(","))
-    steps = []
-    for r in range(rounds):
-        order = have[r % len(have):] + have[:r % len(have)] if have else []
-        for label, argv in order:
-            steps.append(dict(cmd=argv + ["--fds", FDS, "--ms", str(ms), "--samples", samples],
-                              label=f"round {r + 1}/{rounds}: {label}", est_s=nfds * ms / 1000 + 0.05))
-    pairs = []
-    for i, (label, argv) in enumerate(have):
-        desc = os.path.join(ctx.tmp, f"{tag}.count{i}")
-        trace = os.path.join(ctx.tmp, f"{tag}.strace{i}")
-        pairs.append(f"{desc}:{trace}")
-        steps.append(dict(cmd=[PYTHON, COLLECT, "trace", trace, os.path.join(ctx.bin, argv[0])]
-                          + argv[1:] + ["--fds", FDS, "--count", str(count), "--samples", desc],
-                          label=f"count system calls: {label}", est_s=0.5 if ctx.quick else 1.5))
-    steps.append(dict(cmd=[PYTHON, COLLECT, NAME, samples] + pairs, label="merge rounds, count calls", est_s=1))
-    return steps
+    n_rounds, ms, n = (2, 35, 100) if ctx.quick else (12, 200, 400)
+    est = len(FDS.split(",")) * ms / 1000 + 0.05
+    steps = rounds.alternate(n_rounds, [None], have, lambda r, _, s: dict(
+        cmd=s[1] + ["--fds", FDS, "--ms", str(ms)], label=f"round {r + 1}/{n_rounds}: {s[0]}", est_s=est))
+    return steps + [count.step(ctx, argv + ["--fds", FDS], n, f"count system calls: {label}", 0.5 if ctx.quick else 1.5)
+                    for label, argv in have]
 
 
 def _name(r):
@@ -82,40 +67,16 @@ def _name(r):
     return f"{r['system']} {r['case']}" if r["system"] == "kernel" else r["system"]
 
 
-def _colors(series, system_of):
-    """The report's colors (vigil blues, raw calls greys, a peer its own) when report.py
-    is the program drawing; matplotlib's own otherwise."""
-    sc = getattr(sys.modules.get("__main__"), "series_colors", None)
-    if sc is None:
-        return {}
-    try:
-        return sc(list(series), system_of)
-    except Exception:
-        return {}
-
-
-def _ticks(ax, at, lo, hi):
-    at = [t for t in at if lo / 1.5 <= t <= hi * 1.5]
-    ax.set_yticks(at)
-    ax.set_yticklabels([f"{t:g}" for t in at])
-    ax.minorticks_off()
-
-
 def plot(rows, ax):
     series, system_of = {}, {}
     for r in rows:
         if r.get("metric") == "ns_per_turn":
             system_of[_name(r)] = r["system"]
             series.setdefault(_name(r), []).append((int(r["fds"]), float(r["value"]) / 1000))
-    colors = _colors(sorted(series), system_of)
-    ys = [p[1] for pts in series.values() for p in pts] or [1.0]
-    for name, pts in sorted(series.items()):
-        pts.sort()
-        style = "-" if name.startswith("vigil") else "--"
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", label=name, color=colors.get(name))
+    ys = plotting.lines(ax, series, system_of, style=lambda name: "-" if name.startswith("vigil") else "--")
     ax.set_xlabel("fds watched (4 interest changes, 1 ready fd per turn)")
     ax.set_ylabel("us per turn (median, log)")
     ax.set_yscale("log")
-    _ticks(ax, [1, 1.5, 2, 3, 5, 10, 20, 50], min(ys), max(ys))
+    plotting.log_ticks(ax, [1, 1.5, 2, 3, 5, 10, 20, 50], min(ys), max(ys))
     ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title("qemu-loop: cost of one turn by number of fds (seed: ppoll grows, batching stays flat)")

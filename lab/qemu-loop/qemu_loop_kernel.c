@@ -15,16 +15,8 @@ static struct pollfd pfd[QL_MAXN];
 
 static int sys_options(int argc, char **argv)
 {
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--case")) {
-            if (!strcmp(argv[i + 1], "epoll"))
-                use_epoll = 1;
-            else if (strcmp(argv[i + 1], "ppoll") != 0) {
-                fprintf(stderr, "--case ppoll|epoll\n");
-                return 2;
-            }
-        }
-    return 0;
+    use_epoll = frame_case(argc, argv, "ppoll", "epoll");
+    return use_epoll < 0 ? 2 : 0;
 }
 
 static int sys_init(struct ql *q)
@@ -34,18 +26,9 @@ static int sys_init(struct ql *q)
             pfd[i] = (struct pollfd){.fd = q->rfd[i], .events = POLLIN};
         return 0;
     }
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0) {
-        perror("epoll_create1");
+    epfd = frame_epoll_watch(q->n, q->rfd);
+    if (epfd < 0)
         return 1;
-    }
-    for (int i = 0; i < q->n; i++) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, q->rfd[i], &ev) < 0) {
-            perror("epoll_ctl ADD");
-            return 1;
-        }
-    }
     struct epoll_event e;
     struct timespec zero = {0, 0};
     if (epoll_pwait2(epfd, &e, 1, &zero, NULL) < 0 && errno == ENOSYS) {

@@ -43,15 +43,9 @@ static int rearm[QL_MAXN], nrearm;
 
 static int sys_options(int argc, char **argv)
 {
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--case")) {
-            if (!strcmp(argv[i + 1], "poll"))
-                use_poll = 1;
-            else if (strcmp(argv[i + 1], "epoll") != 0) {
-                fprintf(stderr, "--case epoll|poll\n");
-                return 2;
-            }
-        }
+    use_poll = frame_case(argc, argv, "epoll", "poll");
+    if (use_poll < 0)
+        return 2;
     snprintf(json, sizeof json, "\"system\":\"liburing\",\"case\":\"%s\"",
              use_poll ? "poll SQEs (one-shot, re-armed)" : "EPOLL_CTL + EPOLL_WAIT SQEs");
     return 0;
@@ -110,18 +104,9 @@ static int sys_init(struct ql *q)
         io_uring_submit(&ring);
         return 0;
     }
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0) {
-        perror("epoll_create1");
+    epfd = frame_epoll_watch(q->n, q->rfd);
+    if (epfd < 0)
         return 1;
-    }
-    for (int i = 0; i < q->n; i++) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, q->rfd[i], &ev) < 0) {
-            perror("epoll_ctl ADD");
-            return 1;
-        }
-    }
     return 0;
 }
 

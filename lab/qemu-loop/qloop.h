@@ -25,8 +25,11 @@
  * checks that exactly one callback ran per turn (a turn that missed its fd would
  * measure nothing).
  *
- *   prog --fds 15,85,200 --ms 300 --samples FILE      timed, ms per n, histogram appended
- *   prog --fds 15,85,200 --count 200 --samples FILE   counting run (under strace -f)
+ * Each run prints one record per n with its histogram (lab/common/rounds.h), which
+ * run.py pools over the rounds.
+ *
+ *   prog --fds 15,85,200 --ms 300       timed, ms per n
+ *   prog --fds 15,85,200 --count 200    counting run (lab/common/count.py)
  */
 #ifndef LAB2015_QLOOP_H
 #define LAB2015_QLOOP_H
@@ -39,8 +42,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "series.h"
+#include "count.h"
+#include "frame.h"
 
 #define QL_MAXN 1024
 #define QL_CHANGES 4
@@ -74,7 +77,7 @@ static inline void ql_consume(struct ql *q, int fd)
         q->got += r;
 }
 
-static struct sh_hist ql_hist;
+static struct rounds_hist ql_hist;
 
 static int ql_turn(struct ql *q, long t, int64_t *ns)
 {
@@ -109,94 +112,60 @@ static int ql_turn(struct ql *q, long t, int64_t *ns)
     return 0;
 }
 
-static int ql_size(struct ql *q, int n, int ms, long count, const char *samples, int id)
+static int ql_size(struct ql *q, int n, const struct frame_opts *o, int id)
 {
     memset(q, 0, sizeof *q);
     q->n = n;
     int own[2 * QL_MAXN];
-    for (int i = 0; i < n; i++) {
-        int p[2];
-        if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) {
-            perror("pipe2");
-            return 1;
-        }
-        q->rfd[i] = p[0];
-        q->wfd[i] = p[1];
-        own[2 * i] = p[0];
-        own[2 * i + 1] = p[1];
-    }
+    frame_pipes(n, q->rfd, q->wfd, own);
     int rc = sys_init(q);
     long t = 0;
-    char json[512];
-    long warm = count > 0 ? 100 : 2000; /* registrations applied, caches and lists built */
+    char keys[512];
+    snprintf(keys, sizeof keys, "\"bench\":\"qemu-loop\",%s,\"fds\":%d,\"changes\":%d", sys_json(), n, QL_CHANGES);
+    long warm = o->count > 0 ? 100 : 2000; /* registrations applied, caches and lists built */
     for (; rc == 0 && t < warm; t++)
         if (ql_turn(q, t, NULL) < 0)
             rc = 1;
-    if (rc == 0 && count > 0) {
-        snprintf(json, sizeof json, "{%s,\"metric\":\"syscalls_per_turn\",\"fds\":%d,\"changes\":%d,\"div\":%ld}",
-                 sys_json(), n, QL_CHANGES, count);
-        if (sh_count_describe(samples, id, json, own, 2 * n) < 0)
-            rc = 1;
-        sh_mark("begin", id);
-        for (long c = 0; rc == 0 && c < count; c++, t++)
+    if (rc == 0 && o->count > 0) {
+        count_begin(id, "syscalls_per_turn", keys, o->count, own, 2 * n);
+        for (long c = 0; rc == 0 && c < o->count; c++, t++)
             if (ql_turn(q, t, NULL) < 0)
                 rc = 1;
-        sh_mark("end", id);
+        count_end(id);
     } else if (rc == 0) {
-        sh_reset(&ql_hist);
-        int64_t stop = bench_now_ns() + (int64_t)ms * 1000000;
+        rounds_hist_reset(&ql_hist);
+        int64_t stop = bench_now_ns() + (int64_t)o->ms * 1000000;
         for (;; t++) {
             int64_t ns;
             if (ql_turn(q, t, &ns) < 0) {
                 rc = 1;
                 break;
             }
-            sh_add(&ql_hist, ns);
+            rounds_hist_add(&ql_hist, ns);
             if ((t & 63) == 0 && bench_now_ns() >= stop)
                 break;
         }
-        snprintf(json, sizeof json, "{%s,\"metric\":\"ns_per_turn\",\"fds\":%d,\"changes\":%d,\"div\":1}",
-                 sys_json(), n, QL_CHANGES);
-        if (rc == 0 && sh_write(samples, json, &ql_hist) < 0)
-            rc = 1;
+        if (rc == 0)
+            rounds_emit_hist(keys, "ns_per_turn", &ql_hist, 1);
     }
     sys_fini(q);
-    for (int i = 0; i < n; i++) {
-        close(q->rfd[i]);
-        close(q->wfd[i]);
-    }
+    frame_pipes_close(n, q->rfd, q->wfd);
     return rc;
 }
 
 int main(int argc, char **argv)
 {
-    int sizes[8] = {15, 85, 200}, nsizes = 3, ms = 300;
-    long count = 0;
-    const char *samples = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--fds"))
-            nsizes = sh_parse_list(argv[i + 1], sizes, 8);
-        else if (!strcmp(argv[i], "--ms"))
-            ms = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--count"))
-            count = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--samples"))
-            samples = argv[i + 1];
-    }
-    if (!samples || nsizes <= 0) {
-        fprintf(stderr, "usage: %s --samples FILE [--fds 15,85,200] [--ms 300 | --count N]\n", argv[0]);
-        return 2;
-    }
+    struct frame_opts o = frame_parse(argc, argv, "--fds", 300);
     int rc = sys_options(argc, argv);
     if (rc != 0)
         return rc;
     static struct ql q;
-    for (int i = 0; i < nsizes; i++) {
-        if (sizes[i] < QL_CHANGES || sizes[i] > QL_MAXN) {
+    for (int i = 0; i < o.nlist; i++) {
+        if (o.list[i] < QL_CHANGES || o.list[i] > QL_MAXN) {
             fprintf(stderr, "fds must be %d..%d\n", QL_CHANGES, QL_MAXN);
             return 2;
         }
-        rc = ql_size(&q, sizes[i], ms, count, samples, i);
+        rc = ql_size(&q, o.list[i], &o, i);
         if (rc != 0)
             return rc;
     }

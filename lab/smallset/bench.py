@@ -3,8 +3,9 @@
 Each system is one program; a round runs each once, for a short measuring time, and
 the rounds rotate the order so no system always runs first or last. run.py pools the
 rounds of each series (the records carry per-batch "samples") into one figure."""
-import os
-import sys
+import count
+import plotting
+import rounds
 
 NAME = "smallset"
 TITLE = "One non-blocking turn of a loop watching one idle pty fd (ns per turn)"
@@ -24,23 +25,14 @@ SYSTEMS = [
 ]
 
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
 def plan(ctx):
     # full: a multiple of the 7 programs, so each runs at each place in a round equally often
-    rounds, ms = (3, 50) if ctx.quick else (14, 280)
-    steps = []
-    for r in range(rounds):
-        k = r % len(SYSTEMS)
-        for cmd, label, cases in SYSTEMS[k:] + SYSTEMS[:k]:
-            steps.append(dict(cmd=cmd + ["--ms", str(ms)], label=f"round {r + 1}/{rounds}: {label}",
-                              est_s=cases * ms / 1000 + 0.05))
+    n_rounds, ms = (3, 50) if ctx.quick else (14, 280)
+    steps = rounds.alternate(n_rounds, [None], SYSTEMS, lambda r, _, s: dict(
+        cmd=s[0] + ["--ms", str(ms)], label=f"round {r + 1}/{n_rounds}: {s[1]}", est_s=s[2] * ms / 1000 + 0.05))
     # A separate counting run per system: system calls per turn, under strace (never timed).
     for cmd, label, cases in SYSTEMS:
-        steps.append(dict(cmd=[sys.executable, os.path.join(HERE, "count.py"), "--turns", "2000",
-                               os.path.join(ctx.bin, cmd[0])] + cmd[1:],
-                          label=f"count system calls: {label}", est_s=0.2 * cases))
+        steps.append(count.step(ctx, cmd, 2000, f"count system calls: {label}", 0.2 * cases))
     return steps
 
 
@@ -54,13 +46,11 @@ def plot(rows, ax):
         c = str(r.get("case", ""))
         return c if c.startswith(str(r["system"])) else f"{r['system']} {c}"
     rows.sort(key=lambda r: float(r["value"]))
-    colors = {"kernel": "#888888", "vigil": "#1f77b4", "libuv": "#2ca02c", "libev": "#ff7f0e",
-              "libevent": "#d62728"}
     y = range(len(rows))
     vals = [float(r["value"]) for r in rows]
     p99 = [float(r.get("p99", r["value"])) for r in rows]
     right = 1.3 * max(vals)  # p99s of a noisy machine would squash the medians
-    ax.barh(list(y), vals, color=[colors.get(r["system"], "#9467bd") for r in rows])
+    ax.barh(list(y), vals, color=[plotting.color(r["system"]) for r in rows])
     ax.plot([min(p, right) for p in p99], list(y), "k|", ms=12, label="p99 (at the edge: off scale)")
     ax.set_xlim(0, right)
     ax.set_yticks(list(y))

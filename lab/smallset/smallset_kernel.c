@@ -48,7 +48,7 @@ static int turn(int c)
 }
 
 /* Runs batches of case c for budget_ns; returns -1 if the fd was ever reported ready. */
-static int measure(int c, int64_t budget_ns, struct turns_samples *s)
+static int measure(int c, int64_t budget_ns, struct rounds_samples *s)
 {
     int64_t end = bench_now_ns() + budget_ns;
     while (s->n < s->cap) {
@@ -83,25 +83,24 @@ int main(int argc, char **argv)
     }
     if (o.count > 0) {
         for (int c = 0; c < C_N; c++) {
-            turns_count_series("smallset", "kernel", case_name[c], "\"fds\":1");
-            turns_mark();
+            turns_count_begin(c, "smallset", "kernel", case_name[c], "\"fds\":1", o.count);
             for (long i = 0; i < o.count; i++)
                 turn(c);
-            turns_mark();
+            count_end(c);
         }
         return 0;
     }
-    struct turns_samples s[C_N];
+    struct rounds_samples s[C_N];
     for (int c = 0; c < C_N; c++) {
         turns_samples_init(&s[c], MAX_SAMPLES);
-        struct turns_samples warm;
+        struct rounds_samples warm;
         turns_samples_init(&warm, 16);
         measure(c, 5000000, &warm); /* warm caches and the branch predictor */
         free(warm.v);
     }
     for (int r = 0; r < SUBROUNDS; r++)
         for (int c = 0; c < C_N; c++) {
-            struct turns_samples part = s[c];
+            struct rounds_samples part = s[c];
             part.cap = s[c].n + (MAX_SAMPLES / SUBROUNDS);
             if (measure(c, o.budget_ns / SUBROUNDS, &part) != 0) {
                 fprintf(stderr, "%s: the idle pty fd was reported ready\n", case_name[c]);

@@ -33,14 +33,13 @@ static void smallset_run(int argc, char **argv, const char *system, const char *
     if (o.count > 0) {
         for (int i = 0; i < 1000; i++)
             turn(); /* past the first turns, which may register the fd */
-        turns_count_series("smallset", system, cas, extra);
-        turns_mark();
+        turns_count_begin(0, "smallset", system, cas, extra, o.count);
         for (long i = 0; i < o.count; i++)
             turn();
-        turns_mark();
+        count_end(0);
         return;
     }
-    struct turns_samples s;
+    struct rounds_samples s;
     turns_samples_init(&s, MAX_SAMPLES);
     for (int64_t end = bench_now_ns() + 5000000; bench_now_ns() < end;)
         turn(); /* warm caches and the branch predictor */

@@ -8,12 +8,14 @@ takes only milliseconds (poll, libuv) is asked for the delay rounded up to whole
 measured against the delay wanted. Raw calls and peers run with the thread's inherited
 timer slack (50 us by default); vigil sets its loop thread's slack to 1 ns by default.
 
+The pure-spin reference (kernel spin) never sleeps: it reads CLOCK_MONOTONIC until the
+deadline, the best precision the machine allows at a whole CPU per timer; its
+cpu_ns_per_wakeup shows that price beside the others'.
+
 Alternation: for each delay, every system runs in turn (the order rotated), in rounds;
-each program appends its raw samples to a file in ctx.tmp and a last step (merge.py)
-pools the rounds into one record per series: error percentiles over all samples, early
-wake-ups and CPU summed."""
-import os
-import sys
+each program prints its round's records with their samples and run.py pools the rounds
+into one record per series (lab/common/rounds.py): error percentiles over all samples,
+early wake-ups and CPU summed."""
 
 NAME = "timer-error"
 TITLE = "Timer wake-up error vs requested delay (us; negative = early)"
@@ -30,6 +32,7 @@ SYSTEMS = [
     (["te_kernel", "--case", "poll"], "kernel poll (ms)", True),
     (["te_kernel", "--case", "pwait2 slack default"], "kernel epoll_pwait2 slack default", False),
     (["te_kernel", "--case", "pwait2 slack 1ns"], "kernel epoll_pwait2 slack 1ns", False),
+    (["te_spin"], "kernel spin (pure-spin reference)", False),
     (["te_vigil", "--backend", "uring", "--mode", "default"], "vigil default uring", False),
     (["te_vigil", "--backend", "epoll", "--mode", "default"], "vigil default epoll", False),
     (["te_vigil", "--backend", "poll", "--mode", "default"], "vigil default poll", False),
@@ -50,7 +53,6 @@ def samples(delay_us, quick):
 
 def plan(ctx):
     rounds = 1 if ctx.quick else 4
-    raw = os.path.join(ctx.tmp, "raw.jsonl")
     steps, k = [], 0
     for d in DELAYS_US:
         per = samples(d, ctx.quick) // rounds
@@ -59,11 +61,9 @@ def plan(ctx):
             k += 5
             for cmd, label, ms in order:
                 wait_us = max(d, 1000 * -(-d // 1000)) if ms else d
-                steps.append(dict(cmd=cmd + ["--delay-us", d, "--n", per, "--raw", raw],
+                steps.append(dict(cmd=cmd + ["--delay-us", d, "--n", per],
                                   label=f"delay {d} us, round {r + 1}/{rounds}: {label}",
                                   est_s=round(per * (wait_us + 70) / 1e6 + 0.03, 2)))
-    steps.append(dict(cmd=[sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "merge.py"), raw],
-                      label="merge rounds", est_s=1))
     return steps
 
 
@@ -72,13 +72,15 @@ def _label(r):
     if s == "vigil":
         return f"vigil {c} [{r.get('backend')}]"
     if s == "kernel":
-        return {"select": "select", "poll": "poll (ms)"}.get(c, c.replace("pwait2", "epoll_pwait2"))
+        return {"select": "select", "poll": "poll (ms)", "spin": "spin (pure-spin reference)"}.get(
+            c, c.replace("pwait2", "epoll_pwait2"))
     if "PRECISE_TIMER" in c:
         return f"{s} (PRECISE_TIMER flag)"
     return s
 
 
 def plot(rows, ax):
+    cpu = {(_label(r), int(r["delay_us"])): float(r["value"]) for r in rows if r.get("metric") == "cpu_ns_per_wakeup"}
     rows = [r for r in rows if r.get("metric") == "error_us"]
     if not rows:
         return
@@ -87,6 +89,7 @@ def plot(rows, ax):
         series.setdefault(_label(r), []).append(r)
     style = {"select": ("#7f7f7f", "--"), "poll (ms)": ("#bcbd22", "--"),
              "epoll_pwait2 slack default": ("#17becf", "--"), "epoll_pwait2 slack 1ns": ("#000000", "--"),
+             "spin (pure-spin reference)": ("#8c564b", ":"),
              "libuv": ("#2ca02c", "-"), "libev": ("#ff7f0e", "-"), "libevent": ("#d62728", "-"),
              "libevent (PRECISE_TIMER flag)": ("#d62728", ":")}
     vig = ["#1f77b4", "#6baed6", "#08306b", "#9467bd", "#c5b0d5", "#54278f"]
@@ -121,4 +124,12 @@ def plot(rows, ax):
     ax.set_xticklabels(["1", "10", "50", "100", "500", "1200", "2000"])
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="upper left", fontsize=7, ncol=3)
+    # what the precision costs: CPU per wake-up of the spin reference beside the others
+    d = max((k[1] for k in cpu), default=None)
+    if d is not None:
+        at = sorted(((v, n) for (n, dd), v in cpu.items()
+                     if dd == d and (n.startswith("spin") or "slack 1ns" in n or "precise" in n)), reverse=True)
+        ax.text(0.99, 0.02, f"CPU per wake-up at {d} us:\n" + "\n".join(f"{n}: {v / 1000:,.1f} us" for v, n in at),
+                transform=ax.transAxes, ha="right", va="bottom", fontsize=6, color="#444",
+                bbox=dict(facecolor="white", alpha=0.8, lw=0))
     ax.set_title("Timer wake-up error vs requested delay (seed: 2008, select/poll on hrtimers)", fontsize=9)

@@ -4,16 +4,20 @@
  * (or the call's return) starts minus the deadline asked for, signed: negative is an
  * early wake-up.
  *
- *   prog --delay-us D --n N [--raw FILE] [program options]
+ *   prog --delay-us D --n N [program options]
  *
- * With --raw the samples of this round are appended to FILE as one JSON line and
- * merge.py pools the rounds (error percentiles over all samples, early wake-ups and
- * CPU summed) into the records. Without it the program prints its records itself.
+ * The program prints this round's records with their samples; run.py pools the rounds
+ * (lab/common/rounds.h): error percentiles over all samples, early wake-ups and CPU
+ * summed.
+ *
+ * CPU per wake-up is the process's CPU time (bench_cpu_ns: user + system, every thread)
+ * from the end of the warm-up to the last wake-up, divided by the wake-ups.
  */
 #ifndef TE_H
 #define TE_H
 
 #include "bench.h"
+#include "rounds.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -22,7 +26,7 @@
 #define TE_WARM 5 /* first wake-ups (page faults, lazy set-up) are not counted */
 
 struct te {
-    const char *system, *cas, *backend, *raw;
+    const char *system, *cas, *backend;
     int64_t delay_ns;
     long delay_us, n;
     long got, warm;
@@ -49,7 +53,6 @@ static inline void te_init(struct te *t, int argc, char **argv, const char *syst
     t->delay_us = d ? atol(d) : 1000;
     t->delay_ns = t->delay_us * 1000;
     t->n = n ? atol(n) : (bench_quick() ? 200 : 2000);
-    t->raw = te_opt(argc, argv, "--raw");
     t->err_ns = calloc((size_t)t->n, sizeof *t->err_ns);
     if (!t->err_ns) {
         fprintf(stderr, "out of memory\n");
@@ -80,44 +83,28 @@ static inline bool te_record(struct te *t, int64_t err_ns)
     return false;
 }
 
+/* Prints this round's records (lab/common/rounds.h; run.py pools the rounds): error_us
+ * with every sample (us), early_count (a sum) and cpu_ns_per_wakeup (CPU of all rounds
+ * / their wake-ups). */
 static inline void te_finish(struct te *t)
 {
-    char be[64] = "";
-    if (t->backend)
-        snprintf(be, sizeof be, ",\"backend\":\"%s\"", t->backend);
-    if (t->raw) {
-        FILE *f = fopen(t->raw, "a");
-        if (!f) {
-            perror(t->raw);
-            exit(1);
-        }
-        fprintf(f, "{\"system\":\"%s\",\"case\":\"%s\"%s,\"delay_us\":%ld,\"cpu_ns\":%lld,\"errs_ns\":[", t->system,
-                t->cas, be, t->delay_us, (long long)t->cpu_ns);
-        for (long i = 0; i < t->got; i++)
-            fprintf(f, "%s%lld", i ? "," : "", (long long)t->err_ns[i]);
-        fprintf(f, "]}\n");
-        fclose(f);
-    } else {
-        double *v = malloc((size_t)(t->got ? t->got : 1) * sizeof *v);
-        long early = 0;
-        for (long i = 0; i < t->got; i++) {
-            v[i] = (double)t->err_ns[i] / 1000.0;
-            early += t->err_ns[i] < 0;
-        }
-        struct bench_stats s = bench_stats(v, t->got);
-        bench_emit("timer-error", t->system, t->cas, "error_us", s.p50, &s, "\"delay_us\":%ld%s", t->delay_us, be);
-        bench_emit("timer-error", t->system, t->cas, "early_count", (double)early, NULL, "\"delay_us\":%ld%s",
-                   t->delay_us, be);
-        bench_emit("timer-error", t->system, t->cas, "cpu_ns_per_wakeup", t->got ? (double)t->cpu_ns / (double)t->got : 0,
-                   NULL, "\"delay_us\":%ld%s", t->delay_us, be);
-        free(v);
-    }
+    char extra[96], keys[512];
+    snprintf(extra, sizeof extra, "\"delay_us\":%ld%s%s%s", t->delay_us, t->backend ? ",\"backend\":\"" : "",
+             t->backend ? t->backend : "", t->backend ? "\"" : "");
+    rounds_keys(keys, sizeof keys, "timer-error", t->system, t->cas, extra);
+    struct rounds_samples err = {0, 0, 0};
     long early = 0;
-    for (long i = 0; i < t->got; i++)
+    for (long i = 0; i < t->got; i++) {
+        rounds_add(&err, (double)t->err_ns[i] / 1000.0);
         early += t->err_ns[i] < 0;
+    }
+    rounds_emit_samples(keys, "error_us", &err);
+    rounds_emit_total(keys, "early_count", (double)early, 0);
+    rounds_emit_total(keys, "cpu_ns_per_wakeup", (double)t->cpu_ns, (double)t->got);
     fprintf(stderr, "%s %s%s%s delay %ld us: %ld wake-ups, %ld early, slack %d ns\n", t->system, t->cas,
             t->backend ? " " : "", t->backend ? t->backend : "", t->delay_us, t->got, early,
             prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0));
+    free(err.v);
     free(t->err_ns);
 }
 

@@ -4,7 +4,7 @@
  * Error = callback start minus (clock read before vigil_timer_start + delay). */
 #include "te.h"
 
-#include <vigil.h>
+#include "vigil_open.h"
 
 static struct te t;
 static int64_t deadline;
@@ -26,22 +26,11 @@ int main(int argc, char **argv)
         mode = "default";
     te_init(&t, argc, argv, "vigil", mode);
     flags = strcmp(mode, "precise") == 0 ? VIGIL_TIMER_PRECISE : 0;
-    struct vigil_loop_options o;
-    vigil_loop_options_init(&o);
-    if (backend)
-        o.backend = strcmp(backend, "uring") == 0 ? VIGIL_BACKEND_URING
-                    : strcmp(backend, "epoll") == 0 ? VIGIL_BACKEND_EPOLL
-                                                    : VIGIL_BACKEND_POLL;
-    vigil_loop *loop;
-    int r = vigil_loop_new(&loop, &o);
-    if (r < 0) {
-        fprintf(stderr, "backend %s not available: %s\n", backend ? backend : "auto", strerror(-r));
-        return r == -ENOSYS || r == -EPERM ? 77 : 1;
-    }
+    vigil_loop *loop = lab_vigil_open(backend); /* exits 77 where the backend is not offered */
     t.backend = vigil_loop_backend(loop);
     vigil_timer tm = {0};
     deadline = bench_now_ns() + t.delay_ns;
-    r = vigil_timer_start(loop, &tm, CLOCK_MONOTONIC, t.delay_ns, 0, flags, cb);
+    int r = vigil_timer_start(loop, &tm, CLOCK_MONOTONIC, t.delay_ns, 0, flags, cb);
     if (r < 0) {
         fprintf(stderr, "vigil_timer_start: %s\n", strerror(-r));
         return 1;

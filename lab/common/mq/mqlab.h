@@ -3,14 +3,14 @@
  * as C11 and as C++ (the Boost peer), so it sticks to the common subset.
  *
  * What is here:
- *  - options: every program takes the same flags (--seconds, --round/--rounds/--state,
- *    --depth, --pattern, --msg-bytes), set by the benchmark's bench.py;
+ *  - options: every program takes the same flags (--seconds, --depth, --pattern,
+ *    --msg-bytes, --cpu), set by the benchmark's bench.py;
  *  - priority patterns of the kernel selftest mq_perf_tests (constant, rising, falling,
  *    random), with one fixed random sequence so every system sees the same priorities;
  *  - rounds: bench.py alternates systems in time (kernel, boost, vigil, kernel, ...),
- *    each step measuring for a slice; the samples of the early rounds are kept in a
- *    state directory and the last round emits ONE record per case from all of them, so
- *    no figure is a best-of-many and a noisy slice hits every system alike;
+ *    each step measuring for a slice and printing its records with a histogram of its
+ *    samples (lab/common/rounds.h); run.py pools the rounds of each series, so no
+ *    figure is a best-of-many and a noisy slice hits every system alike;
  *  - the kernel's private IPC namespace: queues deeper than fs.mqueue.msg_max need that
  *    sysctl raised, which is done only inside a namespace this process creates.
  *
@@ -34,15 +34,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "rounds.h"
 
 #define MQLAB_SKIP 77
 #define MQLAB_PRIO_MAX 32768 /* MQ_PRIO_MAX on Linux, the selftest's mq_prio_max */
 
 struct mqlab_opts {
     double seconds;     /* measuring time of this step (one round's slice) */
-    int round, rounds;  /* this is round `round` of 1..rounds */
-    const char *state;  /* directory that keeps samples between rounds, or NULL */
     long depth;         /* mq-full: queue capacity (filled to depth - 1) */
     const char *pattern; /* mq-full: constant | rising | falling | random */
     long msg_bytes;     /* message size */
@@ -65,9 +63,6 @@ static inline struct mqlab_opts mqlab_parse(int argc, char **argv)
 {
     struct mqlab_opts o;
     o.seconds = 1.0;
-    o.round = 1;
-    o.rounds = 1;
-    o.state = NULL;
     o.depth = 1024;
     o.pattern = "constant";
     o.msg_bytes = 16;
@@ -76,12 +71,6 @@ static inline struct mqlab_opts mqlab_parse(int argc, char **argv)
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--seconds"))
             o.seconds = atof(v);
-        else if (!strcmp(k, "--round"))
-            o.round = atoi(v);
-        else if (!strcmp(k, "--rounds"))
-            o.rounds = atoi(v);
-        else if (!strcmp(k, "--state"))
-            o.state = v;
         else if (!strcmp(k, "--depth"))
             o.depth = atol(v);
         else if (!strcmp(k, "--pattern"))
@@ -95,7 +84,7 @@ static inline struct mqlab_opts mqlab_parse(int argc, char **argv)
             exit(2);
         }
     }
-    if (o.rounds < 1 || o.round < 1 || o.round > o.rounds || o.depth < 2 || o.msg_bytes < 1) {
+    if (o.depth < 2 || o.msg_bytes < 1) {
         fprintf(stderr, "mqlab: bad options\n");
         exit(2);
     }
@@ -169,58 +158,33 @@ static inline unsigned mqlab_prio_next(struct mqlab_prio *s)
     return now;
 }
 
-/* ---- samples kept across rounds ---- */
+/* ---- queues a run leaves behind if interrupted (shared memory outlives us) ---- */
 
-struct mqlab_samples {
-    double *v;
-    long n, cap;
-};
+static char mqlab_leftovers[4][4096];
 
-static inline void mqlab_add(struct mqlab_samples *s, double x)
+static inline void mqlab_on_signal(int sig)
 {
-    if (s->n == s->cap) {
-        long cap = s->cap ? s->cap * 2 : 4096;
-        double *v = (double *)realloc(s->v, (size_t)cap * sizeof *v);
-        if (!v)
-            mqlab_die("realloc");
-        s->v = v;
-        s->cap = cap;
-    }
-    s->v[s->n++] = x;
+    for (int i = 0; i < 4; i++)
+        if (mqlab_leftovers[i][0])
+            unlink(mqlab_leftovers[i]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
-static inline void mqlab_state_path(const struct mqlab_opts *o, const char *key, char *path, size_t size)
+/* Removes the files named with mqlab_leftover() if SIGINT or SIGTERM ends the run. */
+static inline void mqlab_remove_on_signal(void)
 {
-    snprintf(path, size, "%s/%s.samples", o->state, key);
+    signal(SIGINT, mqlab_on_signal);
+    signal(SIGTERM, mqlab_on_signal);
 }
 
-/* Keeps this round's samples under `key` (a file name: system, case and parameters).
- * Returns 1 when this is the last round: s then holds the samples of every round and
- * the caller emits the record. Otherwise 0 (nothing to emit yet). */
-static inline int mqlab_round_done(const struct mqlab_opts *o, const char *key, struct mqlab_samples *s)
+static inline void mqlab_leftover(const char *dir, const char *prefix, const char *name)
 {
-    char path[4096];
-    if (!o->state)
-        return 1;
-    mqlab_state_path(o, key, path, sizeof path);
-    if (o->round < o->rounds) {
-        FILE *f = fopen(path, "ab");
-        if (!f)
-            mqlab_die(path);
-        if (s->n && fwrite(s->v, sizeof *s->v, (size_t)s->n, f) != (size_t)s->n)
-            mqlab_die("fwrite");
-        fclose(f);
-        return 0;
-    }
-    FILE *f = fopen(path, "rb");
-    if (f) {
-        double x;
-        while (fread(&x, sizeof x, 1, f) == 1)
-            mqlab_add(s, x);
-        fclose(f);
-        unlink(path);
-    }
-    return 1;
+    for (int i = 0; i < 4; i++)
+        if (!mqlab_leftovers[i][0]) {
+            snprintf(mqlab_leftovers[i], sizeof mqlab_leftovers[i], "%s/%s%s", dir, prefix, name);
+            return;
+        }
 }
 
 /* ---- the kernel's queues: a private IPC namespace with raised limits ---- */

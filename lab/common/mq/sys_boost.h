@@ -1,5 +1,5 @@
 /* Boost.Interprocess message_queue (header-only, libboost-dev) behind the lab's queue
- * adapter (the set of calls is listed in sys_kernel.h). C++ only.
+ * adapter (sys_posix.h lists its calls). C++ only.
  *
  * Boost 1.74 keeps the queue in a shared-memory object (/dev/shm/<name>): a process-shared
  * pthread mutex and two condition variables, and an index of message pointers kept in
@@ -22,35 +22,18 @@ struct sysq {
     char name[64];
 };
 
-/* Names to remove if the run is interrupted (a Boost queue outlives its processes). */
-static char sys_boost_paths[4][96];
-
-static void sys_boost_on_signal(int sig)
-{
-    for (int i = 0; i < 4; i++)
-        if (sys_boost_paths[i][0])
-            unlink(sys_boost_paths[i]); /* async-signal-safe */
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 static inline void sys_setup(long maxmsg, long msgsize, int queues)
 {
     (void)maxmsg;
     (void)msgsize;
     (void)queues;
-    signal(SIGINT, sys_boost_on_signal);
-    signal(SIGTERM, sys_boost_on_signal);
+    mqlab_remove_on_signal();
 }
 
 static inline void sys_create(struct sysq *q, const char *tag, long maxmsg, long msgsize)
 {
     snprintf(q->name, sizeof q->name, "mqlab.%d.%s", (int)getpid(), tag);
-    for (int i = 0; i < 4; i++)
-        if (!sys_boost_paths[i][0]) {
-            snprintf(sys_boost_paths[i], sizeof sys_boost_paths[i], "/dev/shm/%s", q->name);
-            break;
-        }
+    mqlab_leftover("/dev/shm", "", q->name);
     bip::message_queue::remove(q->name);
     try {
         q->mq = new bip::message_queue(bip::create_only, q->name, (std::size_t)maxmsg, (std::size_t)msgsize);

@@ -1,0 +1,55 @@
+"""The lab's plot helpers, shared by report.py and every bench.py's plot(rows, ax).
+
+Systems keep their color in every plot: vigil in blues, raw calls (kernel) in greys,
+each peer its own. A bench.py imports this module (run.py and report.py put lab/common
+on sys.path) instead of reaching into the program that drew it.
+"""
+COLORS = {"kernel": "#888888", "vigil": "#1f77b4", "libuv": "#2ca02c", "libev": "#ff7f0e",
+          "libevent": "#d62728", "liburing": "#8c564b", "libaio": "#e377c2", "boost": "#bcbd22"}
+PALETTE = ["#1f77b4", "#aec7e8", "#6baed6", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd", "#8c564b",
+           "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#888888"]
+SHADES = {"kernel": ["#555555", "#888888", "#aaaaaa", "#cccccc"],
+          "vigil": ["#08519c", "#3182bd", "#6baed6", "#9ecae1"]}
+
+
+def color(system):
+    """The color of a system with one series in a plot."""
+    return COLORS.get(system, "#9467bd")
+
+
+def series_colors(series, system_of):
+    """{series: color} for series named in order; system_of maps a series to its system
+    (default: the series' first word). Several series of one system get shades."""
+    out, used = {}, {}
+    for j, s in enumerate(series):
+        system = system_of.get(s, s.split(" ")[0])
+        k = used.get(system, 0)
+        used[system] = k + 1
+        if system in SHADES:
+            out[s] = SHADES[system][k % len(SHADES[system])]
+        elif system in COLORS and k == 0:
+            out[s] = COLORS[system]
+        else:
+            out[s] = PALETTE[j % len(PALETTE)]
+    return out
+
+
+def log_ticks(ax, at, lo, hi):
+    """Readable ticks on a log y axis: those of `at` within the data's range lo..hi."""
+    at = [t for t in at if lo / 1.5 <= t <= hi * 1.5]
+    ax.set_yticks(at)
+    ax.set_yticklabels([f"{t:g}" for t in at])
+    ax.minorticks_off()
+
+
+def lines(ax, series, system_of, style=None):
+    """One line per series over x: series = {name: [(x, y), ...]}, colored by system;
+    style(name) may give a line style. Returns the y values drawn."""
+    colors = series_colors(sorted(series), system_of)
+    ys = []
+    for name, pts in sorted(series.items()):
+        pts = sorted(pts)
+        ys += [p[1] for p in pts]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style(name) if style else "-", marker="o", label=name,
+                color=colors.get(name))
+    return ys or [1.0]
