@@ -1,5 +1,5 @@
 /* Futex calls on 32-bit words in shared memory: the one place the queue (src/mq/) and
- * the loop's mq watcher (src/mq_watch.c) get their futex waits, wakes and futex2
+ * the loop's mq watcher (src/mq/watch.c) get their futex waits, wakes and futex2
  * constants from. Never FUTEX_PRIVATE_FLAG: the words live in segments that several
  * processes map. Calls only the kernel.
  */
@@ -14,9 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Newer than Debian's uapi header: values from the kernel's include/uapi. Spelled
- * exactly as src/mq_watch.c spells them, so its own copies are identical redefinitions
- * until it includes this header. */
+/* Newer than Debian's uapi header: values from the kernel's include/uapi. */
 #define OP_FUTEX_WAIT 51        /* IORING_OP_FUTEX_WAIT, Linux 6.7 */
 #define FUTEX2_SIZE_U32_ 0x02u  /* futex2 flags: 32-bit word, shared (no FUTEX2_PRIVATE) */
 

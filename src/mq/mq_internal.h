@@ -170,7 +170,7 @@ int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len);
  * tests. */
 struct vigil__mq *vigil__mq_get(mqd_t d);
 
-/* Loop watchers (src/mq_watch.c): which of events (VIGIL_READ, VIGIL_WRITE) hold now,
+/* Loop watchers (src/mq/watch.c): which of events (VIGIL_READ, VIGIL_WRITE) hold now,
  * or -EBADMSG; and the cross-process count of watchers (makes senders and receivers
  * bump and wake state_seq when the queue turns non-empty or non-full). */
 int vigil__mq_ready(struct vigil__mq *q, uint32_t events);
