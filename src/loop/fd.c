@@ -26,7 +26,7 @@
 const clockid_t vigil__clk_id[VIGIL__CLK_N] = {CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME};
 
 #define IO_EVENTS (VIGIL_READ | VIGIL_WRITE | VIGIL_PRI)
-#define FD_TABLE_MIN 64
+
 
 /* ------------------------------------------------------------------ clocks */
 
@@ -67,7 +67,7 @@ int vigil__fd_reserve(vigil_loop *loop, int fd)
 {
     if (fd < loop->nfds)
         return 0;
-    int cap = loop->nfds ? loop->nfds : FD_TABLE_MIN;
+    int cap = loop->nfds ? loop->nfds : VIGIL__FD_TABLE_MIN;
     while (cap <= fd) {
         if (cap > (1 << 29))
             return -EMFILE;

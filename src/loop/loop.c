@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FD_TABLE_MIN 64
+
 
 /* ----------------------------------------------------------------- modules */
 
@@ -186,7 +186,7 @@ int vigil_loop_new(vigil_loop **out, const struct vigil_loop_options *opt)
     loop->data = o.data;
     loop->clock_epoch = 1;
 
-    int r = vigil__fd_reserve(loop, FD_TABLE_MIN - 1);
+    int r = vigil__fd_reserve(loop, VIGIL__FD_TABLE_MIN - 1);
     if (r < 0)
         goto out_free;
     r = pick_backend(loop, o.backend);

@@ -19,7 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VIGIL__EV_CAP 512 /* events taken from the kernel per turn */
+#define VIGIL__EV_CAP 512      /* events taken from the kernel per turn */
+#define VIGIL__FD_TABLE_MIN 64 /* fd slots a new loop starts with */
 
 /* The library's view of a vigil_io (its private_ words given names). */
 struct vigil__io {
