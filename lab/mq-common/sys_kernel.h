@@ -11,10 +11,19 @@
 #define VIGIL_MQLAB_SYS_KERNEL_H
 
 #include <mqueue.h>
+#include <sys/syscall.h>
 
 #include "mqlab.h"
 
-#define SYS_NAME "kernel"
+/* The records' system: "kernel", or MQLAB_SYSTEM when set. bench.py runs these very
+ * programs, unchanged, under LD_PRELOAD=libvigil-mq.so (src/preload/) as "vigil-preload";
+ * sys_create then makes sure the queue is not the kernel's. */
+static inline const char *sys_kernel_name(void)
+{
+    const char *s = getenv("MQLAB_SYSTEM");
+    return s && *s ? s : "kernel";
+}
+#define SYS_NAME sys_kernel_name()
 
 struct sysq {
     mqd_t q;
@@ -37,6 +46,8 @@ static inline void sys_create(struct sysq *q, const char *tag, long maxmsg, long
     q->q = mq_open(q->name, O_RDWR | O_CREAT | O_EXCL, 0600, &attr);
     if (q->q == (mqd_t)-1)
         mqlab_kernel_open_failed(maxmsg, msgsize);
+    if (strcmp(SYS_NAME, "kernel") && syscall(SYS_mq_open, q->name + 1, O_RDONLY | O_CLOEXEC, 0, NULL) >= 0)
+        mqlab_skip("MQLAB_SYSTEM is set but the queue is the kernel's: was libvigil-mq.so preloaded?");
 }
 
 static inline void sys_child(struct sysq *q)

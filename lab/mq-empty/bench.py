@@ -19,9 +19,18 @@ SEED = ("2012, 'ipc/mqueue: add rbtree node caching support': empty-queue send/r
         "with a per-thread CPU clock. vigil's targets: its send+receive pair at most 0.08x the "
         "kernel's and no slower than Boost's.")
 
-SYSTEMS = [("mq_empty_kernel", "kernel"), ("mq_empty_boost", "boost"), ("mq_empty_vigil", "vigil")]
+SYSTEMS = [("mq_empty_kernel", "kernel"), ("mq_empty_boost", "boost"), ("mq_empty_vigil", "vigil"),
+           ("mq_empty_kernel", "vigil-preload")]
 PARAMS = ("msg_bytes",)
 CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS (mqlab.h: --cpu)
+
+
+def env_of(ctx, label):
+    """vigil-preload: the kernel's program, unchanged, under LD_PRELOAD=libvigil-mq.so (built in
+    the build root, src/preload/); MQLAB_SYSTEM relabels its records (sys_kernel.h)."""
+    if label != "vigil-preload":
+        return {}
+    return {"LD_PRELOAD": os.path.join(os.path.dirname(ctx.bin), "libvigil-mq.so"), "MQLAB_SYSTEM": label}
 
 
 def plan(ctx):
@@ -32,7 +41,7 @@ def plan(ctx):
         for prog, label in SYSTEMS[k:] + SYSTEMS[:k]:
             steps.append(dict(cmd=[prog, "--seconds", secs, "--round", r + 1, "--rounds", rounds,
                                    "--state", ctx.tmp, "--cpu", r % CPUS],
-                              label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label}", est_s=secs + 0.05))
+                              label=f"round {r + 1}/{rounds} (cpu {r % CPUS}): {label}", est_s=secs + 0.05, env=env_of(ctx, label)))
     return steps
 
 
@@ -41,8 +50,8 @@ def plot(rows, ax):
     if not rows:
         return
     cases = ["pair", "send", "receive"]
-    systems = [s for s in ("kernel", "boost", "vigil") if any(r["system"] == s for r in rows)]
-    colors = {"kernel": "#888888", "boost": "#bcbd22", "vigil": "#1f77b4"}
+    systems = [s for s in ("kernel", "boost", "vigil", "vigil-preload") if any(r["system"] == s for r in rows)]
+    colors = {"kernel": "#888888", "boost": "#bcbd22", "vigil": "#1f77b4", "vigil-preload": "#17becf"}
     width = 0.8 / max(1, len(systems))
     for j, s in enumerate(systems):
         xs, vals, errs = [], [], []
