@@ -22,16 +22,25 @@ SEED = ("2012, 'ipc/mqueue: add rbtree node caching support': empty-queue send/r
         "with a per-thread CPU clock. vigil's targets: its send+receive pair at most 0.08x the "
         "kernel's and no slower than Boost's.")
 
-SYSTEMS = [("mq_empty_kernel", "kernel"), ("mq_empty_boost", "boost"), ("mq_empty_vigil", "vigil")]
+SYSTEMS = [("mq_empty_kernel", "kernel"), ("mq_empty_boost", "boost"), ("mq_empty_vigil", "vigil"),
+           ("mq_empty_kernel", "vigil-preload")]
 PARAMS = ("msg_bytes",)
 CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS (mqlab.h: --cpu)
+
+
+def env_of(ctx, label):
+    """vigil-preload: the kernel's program, unchanged, under LD_PRELOAD=libvigil-mq.so (built in
+    the build root, src/preload/); MQLAB_SYSTEM relabels its records (sys_kernel.h)."""
+    if label != "vigil-preload":
+        return {}
+    return {"LD_PRELOAD": os.path.join(os.path.dirname(ctx.bin), "libvigil-mq.so"), "MQLAB_SYSTEM": label}
 
 
 def plan(ctx):
     n_rounds, secs = (1, 0.6) if ctx.quick else (4, 1.5)
     return rounds.alternate(n_rounds, [None], SYSTEMS, lambda r, _, s: dict(
         cmd=[s[0], "--seconds", secs, "--cpu", r % CPUS], label=f"round {r + 1}/{n_rounds} (cpu {r % CPUS}): {s[1]}",
-        est_s=secs + 0.05))
+        est_s=secs + 0.05, env=env_of(ctx, s[1])))
 
 
 def plot(rows, ax):
@@ -39,7 +48,7 @@ def plot(rows, ax):
     if not rows:
         return
     cases = ["pair", "send", "receive"]
-    systems = [s for s in ("kernel", "boost", "vigil") if any(r["system"] == s for r in rows)]
+    systems = [s for s in ("kernel", "boost", "vigil", "vigil-preload") if any(r["system"] == s for r in rows)]
     width = 0.8 / max(1, len(systems))
     for j, s in enumerate(systems):
         xs, vals, errs = [], [], []

@@ -20,24 +20,33 @@ SEED = ("2012 mqueue patches measured single-process send/receive; the cross-pro
         "waiting receiver). vigil's target with 16-byte messages: round-trip p50 at most 0.5x the "
         "better of the kernel's and Boost's, and a p99 no worse than either's.")
 
-SYSTEMS = [("mq_pingpong_kernel", "kernel"), ("mq_pingpong_boost", "boost"), ("mq_pingpong_vigil", "vigil")]
+SYSTEMS = [("mq_pingpong_kernel", "kernel"), ("mq_pingpong_boost", "boost"), ("mq_pingpong_vigil", "vigil"),
+           ("mq_pingpong_kernel", "vigil-preload")]
 SIZES = (16, 4096, 65536)
 PARAMS = ("msg_bytes",)
 CPUS = min(2, os.cpu_count() or 1)
+
+
+def env_of(ctx, label):
+    """vigil-preload: the kernel's program, unchanged, under LD_PRELOAD=libvigil-mq.so (built in
+    the build root, src/preload/); MQLAB_SYSTEM relabels its records (sys_kernel.h)."""
+    if label != "vigil-preload":
+        return {}
+    return {"LD_PRELOAD": os.path.join(os.path.dirname(ctx.bin), "libvigil-mq.so"), "MQLAB_SYSTEM": label}
 
 
 def plan(ctx):
     n_rounds, secs = (1, 0.25) if ctx.quick else (4, 0.9)
     return rounds.alternate(n_rounds, SIZES, SYSTEMS, lambda r, size, s: dict(
         cmd=[s[0], "--msg-bytes", size, "--seconds", secs, "--cpu", r % CPUS],
-        label=f"round {r + 1}/{n_rounds}: {s[1]} {size} B", est_s=secs + 0.1))
+        label=f"round {r + 1}/{n_rounds}: {s[1]} {size} B", est_s=secs + 0.1, env=env_of(ctx, s[1])))
 
 
 def plot(rows, ax):
     rows = [r for r in rows if r.get("metric") == "rtt_us"]
     if not rows:
         return
-    for s in ("kernel", "boost", "vigil"):
+    for s in ("kernel", "boost", "vigil", "vigil-preload"):
         pts = sorted((int(r["msg_bytes"]), float(r.get("p50", r["value"])), float(r.get("p99", r["value"])))
                      for r in rows if r["system"] == s)
         if not pts:

@@ -2,7 +2,8 @@
  * them with the same semantics: the kernel's mq_* (a system call each, sys_kernel.h) and
  * vigil's vigil_mq_* (<vigil/mq.h>: shared memory, no system call when uncontended,
  * sys_vigil.h). The including header defines SYS_NAME, MQ(call) (the call's name with
- * its prefix), and after this file sys_setup(), sys_named() and sys_open_failed().
+ * its prefix), and after this file sys_setup(), sys_named(), sys_opened() and
+ * sys_open_failed().
  *
  * Every adapter (this one, sys_boost.h) offers the same small set:
  *   sys_setup(maxmsg, msgsize, queues)  once, before any queue (kernel: namespace)
@@ -24,6 +25,7 @@ struct sysq {
 
 /* q's name is set, its queue not yet opened (vigil: remove its file if interrupted). */
 static inline void sys_named(const struct sysq *q);
+static inline void sys_opened(const struct sysq *q);
 static inline void sys_open_failed(const struct sysq *q, long maxmsg, long msgsize);
 
 static inline void sys_create(struct sysq *q, const char *tag, long maxmsg, long msgsize)
@@ -38,6 +40,7 @@ static inline void sys_create(struct sysq *q, const char *tag, long maxmsg, long
     q->q = MQ(open)(q->name, O_RDWR | O_CREAT | O_EXCL, 0600, &attr);
     if (q->q == (mqd_t)-1)
         sys_open_failed(q, maxmsg, msgsize);
+    sys_opened(q);
 }
 
 static inline void sys_child(struct sysq *q)

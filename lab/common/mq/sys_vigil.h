@@ -19,6 +19,11 @@ static inline void sys_setup(long maxmsg, long msgsize, int queues)
     mqlab_remove_on_signal();
 }
 
+static inline void sys_opened(const struct sysq *q)
+{
+    (void)q;
+}
+
 static inline void sys_named(const struct sysq *q)
 {
     const char *dir = getenv("VIGIL_MQ_DIR");
