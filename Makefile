@@ -1,5 +1,6 @@
 # Front for CMake. The two commands: `make lab` and `make test`.
 #   make test            sanitizer build (-Werror, ASan, UBSan) and every test via ctest
+#   make test-tsan       (part of make test) ThreadSanitizer build, the threaded tests
 #   make lab [BENCH=name] [QUICK=1]   release build, benchmarks, tables, report in build/lab/
 #   make install [PREFIX=/usr/local]
 #   make abi-baseline    rewrite abi/libvigil.abi on purpose (after a version bump; see scripts/abi.sh)
@@ -44,6 +45,19 @@ abi-baseline: deps-test
 
 install: lib
 	@cmake --install $(BUILD)/rel --prefix $(PREFIX)
+
+# ThreadSanitizer: a build of its own ($(BUILD)/tsan: TSan and ASan cannot share a
+# process) running the tests labelled "threads" (vigil_test THREADS). A report fails
+# its test (TSAN_OPTIONS set by tests/CMakeLists.txt); there is no suppression file.
+.PHONY: test-tsan
+test: test-tsan
+test-tsan: deps-test
+	@cmake -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=Debug -DVIGIL_TSAN=ON -DVIGIL_WERROR=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD)/tsan -j $(JOBS) -- --no-print-directory
+	@echo "ThreadSanitizer: the threaded tests (ctest -L threads in $(BUILD)/tsan)"
+	@cd $(BUILD)/tsan && { ctest --output-on-failure -j $(JOBS) -L threads $(CTEST_ARGS); echo $$? > ctest.rc; } | tee ctest.out; rc=$$(cat ctest.rc); \
+	  grep -E '^[0-9]+% tests passed' ctest.out | sed 's/^/ThreadSanitizer: /' > ctest-summary.txt; \
+	  bash $(CURDIR)/scripts/test-skips.sh . ; exit $$rc
 
 clean:
 	rm -rf $(BUILD)

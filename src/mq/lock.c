@@ -6,7 +6,10 @@
  * LOCKING
  *   hdr->lockw guards everything in the segment except the message bytes of a slot
  *   handed to a waiting receiver (owned by that receiver until it frees the slot under
- *   the lock) and the futex words, which are only ever woken/waited on.
+ *   the lock) and the futex words, which are only ever woken/waited on. A few guarded
+ *   words are also read without it, as snapshots: curmsgs (mq_getattr, loop watchers),
+ *   spare_waiters, fired_token (SIGEV_THREAD helpers). Their writers store them with
+ *   relaxed atomics (queue_int.h, notify.c), so no reader sees a torn value.
  *   The lock word holds the owner's thread id. Taking it is one compare-and-swap;
  *   releasing it is one release store plus a read of lock_waiters (a futex wake only
  *   when someone sleeps). A waiter spins, then yields, then sleeps on the word in
@@ -192,7 +195,7 @@ static int recover(struct vigil__mq *q)
     for (uint32_t ref = h->fresh; ref >= 1; ref--)
         if (slot_at(q, ref)->mark != epoch)
             slot_free(q, ref);
-    h->curmsgs = count;
+    curmsgs_set(h, count);
     h->nrec_busy = busy;
     if (top_refresh(q) < 0)
         return -EBADMSG;
@@ -290,11 +293,18 @@ int vigil__mq_lock_slow(struct vigil__mq *q, uint32_t tid)
  * sleeps one LOCK_SLEEP_NS slice too long, never forever). */
 __attribute__((noinline)) void vigil__mq_unlock_wake(struct vigil__mq *q, uint32_t n)
 {
+    /* idle_wakes is shared by the process's threads and updated outside the lock:
+     * relaxed loads and stores, and a load-add-store that may lose a concurrent
+     * update. Only a heuristic rides on it (when to reset the count), no ordering. */
     int woken = vigil__futex_wake(&q->h->lockw, 1);
+    unsigned idle = atomic_load_explicit(&q->idle_wakes, memory_order_relaxed);
     if (woken > 0) {
-        q->idle_wakes = 0;
-    } else if (++q->idle_wakes >= 64) {
-        q->idle_wakes = 0;
+        if (idle)
+            atomic_store_explicit(&q->idle_wakes, 0, memory_order_relaxed);
+    } else if (idle + 1 < 64) {
+        atomic_store_explicit(&q->idle_wakes, idle + 1, memory_order_relaxed);
+    } else {
+        atomic_store_explicit(&q->idle_wakes, 0, memory_order_relaxed);
         atomic_compare_exchange_strong_explicit(&q->h->lock_waiters, &n, 0, memory_order_relaxed,
                                                 memory_order_relaxed);
     }

@@ -82,7 +82,7 @@ struct vigil__mq_hdr {
     uint32_t broken;         /* recovery found the structure corrupt: EBADMSG forever */
 
     /* queue state, guarded by lock */
-    uint32_t curmsgs;
+    uint32_t curmsgs;        /* also read without the lock: written atomically (curmsgs_set) */
     uint32_t free_head;      /* free slot list (index + 1) */
     uint32_t fresh;          /* slots [fresh, maxmsg) were never used */
     uint32_t nrec_busy;      /* records not FREE: 0 keeps send/receive off the scan */
@@ -102,7 +102,8 @@ struct vigil__mq_hdr {
     int32_t notify_pid;      /* registered process, 0: none */
     int32_t notify_kind;     /* SIGEV_* */
     int32_t notify_signo;
-    uint32_t spare_waiters;  /* threads blocked without a record (all were taken) */
+    uint32_t spare_waiters;  /* threads blocked without a record (all were taken);
+                                written atomically (spare_waiters_set) */
     uint32_t rec_hwm;        /* records [rec_hwm, NREC) were never taken: scans stop here */
     uint32_t pad1_;
     uint64_t notify_value;   /* sigval */
@@ -127,7 +128,9 @@ struct vigil__mq {
     uint32_t maxmsg, msgsize, stride;
     int trylock_only;        /* fuzz harness: a held lock is EAGAIN, not a wait */
     int no_signal;           /* fuzz harness: never deliver a notification */
-    unsigned idle_wakes;     /* lock wakes in a row that found nobody asleep */
+    _Atomic unsigned idle_wakes; /* lock wakes in a row that found nobody asleep: a
+                                    hint every thread of the process updates after
+                                    its unlock (relaxed, see vigil__mq_unlock_wake) */
 };
 
 /* What a send owes after it unlocked: a notification to deliver. */

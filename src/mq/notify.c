@@ -18,7 +18,10 @@ void vigil__mq_notify_take(struct vigil__mq_hdr *h, struct vigil__mq_fire *f)
     f->pid = h->notify_pid;
     f->signo = h->notify_signo;
     f->value = h->notify_value;
-    h->fired_token = h->notify_token;
+    /* Atomic (relaxed): SIGEV_THREAD helpers read it without the lock (posix.c
+     * helper_main). The release bump of notify_seq below orders it before their
+     * wake-up; a helper that reads it early sees the old token and waits again. */
+    __atomic_store_n(&h->fired_token, h->notify_token, __ATOMIC_RELAXED);
     h->notify_pid = 0;
     if (f->kind == SIGEV_THREAD)
         atomic_fetch_add_explicit(&h->notify_seq, 1, memory_order_release);

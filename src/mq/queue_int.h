@@ -179,6 +179,26 @@ static inline void top_after_empty(struct vigil__mq *q, uint32_t p, uint32_t cur
     }
 }
 
+/* ------------------------------------------- counts read without the lock */
+
+/* curmsgs and spare_waiters are guarded by the lock, but some readers look without it:
+ * vigil__mq_curmsgs (mq_getattr) and vigil__mq_ready (loop watchers) take racy
+ * snapshots of curmsgs, tests poll spare_waiters. Every write is therefore a relaxed
+ * atomic store (a plain move on x86 and arm64: the fast paths pay nothing), so those
+ * readers see an old or a new value, never a torn one, and ThreadSanitizer agrees.
+ * Relaxed is enough: the lock orders the writers among themselves; a lock-free reader
+ * wants only a value, and where it needs more (the watchers) state_seq's release bump
+ * orders the count before the wake. Reads under the lock stay plain. */
+static inline void curmsgs_set(struct vigil__mq_hdr *h, uint32_t n)
+{
+    __atomic_store_n(&h->curmsgs, n, __ATOMIC_RELAXED);
+}
+
+static inline void spare_waiters_set(struct vigil__mq_hdr *h, uint32_t n)
+{
+    __atomic_store_n(&h->spare_waiters, n, __ATOMIC_RELAXED);
+}
+
 /* ------------------------------------------------------------------ the lock */
 
 /* This thread's id, cached (a system call otherwise); lock.c resets it in a forked

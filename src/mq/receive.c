@@ -34,7 +34,7 @@ static inline __attribute__((always_inline)) ssize_t take_first(struct vigil__mq
     /* Copy first: if we die here the message is still queued. */
     msg_copy(buf, s->data, mlen);
     hd->head = next; /* commit: the message is ours */
-    h->curmsgs = cur - 1;
+    curmsgs_set(h, cur - 1);
     h->top_ref = next;
     if (!next)
         top_after_empty(q, p, cur);

@@ -59,7 +59,7 @@ static inline __attribute__((always_inline)) void queue_link(struct vigil__mq *q
         bit_set(h, prio); /* a non-empty list has its bit already */
     }
     top_note(h, cur, prio, ref);
-    h->curmsgs = cur + 1;
+    curmsgs_set(h, cur + 1);
 }
 
 /* The whole send, every case (lock held on entry, released on return). */

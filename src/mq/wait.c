@@ -36,7 +36,7 @@ static void front_push(struct vigil__mq *q, uint32_t ref, struct vigil__mq_slot 
         h->top_ref = ref; /* in front of the first list's head */
     else
         top_note(h, h->curmsgs, prio, ref);
-    h->curmsgs++;
+    curmsgs_set(h, h->curmsgs + 1);
 }
 
 /* Releases a record (lock held): the caller's own, or a dead waiter's. */
@@ -225,7 +225,7 @@ static int spare_wait(struct vigil__mq *q, const struct timespec *abs_rt, bool *
 {
     struct vigil__mq_hdr *h = q->h;
     uint32_t seq = atomic_load_explicit(&h->spare_seq, memory_order_relaxed);
-    h->spare_waiters++;
+    spare_waiters_set(h, h->spare_waiters + 1);
     qunlock(q);
     int r = vigil__mq_wait_word(&h->spare_seq, seq, abs_rt, false, NULL);
     int lr = qlock(q);
@@ -233,7 +233,7 @@ static int spare_wait(struct vigil__mq *q, const struct timespec *abs_rt, bool *
     if (lr < 0)
         return lr;
     if (h->spare_waiters)
-        h->spare_waiters--;
+        spare_waiters_set(h, h->spare_waiters - 1);
     return r;
 }
 

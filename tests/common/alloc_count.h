@@ -1,6 +1,9 @@
 /* Counts heap allocations made by this process, for the "steady state allocates
- * nothing" tests. Under AddressSanitizer the sanitizer owns malloc, so we count through
- * its allocator hooks; otherwise we interpose malloc/calloc/realloc/free over glibc's.
+ * nothing" tests. Under AddressSanitizer or ThreadSanitizer the sanitizer owns malloc,
+ * so we count through its allocator hooks (both runtimes call them); otherwise we
+ * interpose malloc/calloc/realloc/free over glibc's. Interposing under a sanitizer
+ * mixes two heaps: aligned_alloc (not interposed) comes from the sanitizer's, our free
+ * hands it to glibc's, which aborts ("free(): invalid pointer").
  * Include in exactly one translation unit (the test's main file). */
 #ifndef VIGIL_ALLOC_COUNT_H
 #define VIGIL_ALLOC_COUNT_H
@@ -10,7 +13,7 @@
 
 static atomic_long vt_allocs, vt_frees;
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 /* From the sanitizer runtime (GCC ships no header for it). */
 int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
                                               void (*free_hook)(const volatile void *));

@@ -14,6 +14,10 @@ static void on_usr1(int s)
 
 int main(void)
 {
+#if defined(__SANITIZE_THREAD__)
+    /* TSan defers a handler to its next intercepted call; the raw wait's EINTR comes first. */
+    vt_skip("ThreadSanitizer defers signal handlers: EINTR returns before the handler ran");
+#endif
     e1_path_or_skip();
     int epfd = epoll_create1(EPOLL_CLOEXEC);
     CHECK_SYS(epfd);

@@ -8,6 +8,9 @@
 #define BATCH 8
 static int fd;
 static char bufs[DEPTH][512];
+/* Buffers not in use: one per request in flight, as two reads completing out of order
+ * must never fill the same buffer at once (a data race in the threads engine). */
+static int free_bufs[DEPTH], nfree_bufs;
 static long completed, pending_n;
 static vigil_file_req *pending[DEPTH];
 
@@ -15,6 +18,7 @@ static void on_done(vigil_loop *loop, vigil_file_req *req, int64_t res)
 {
     CHECK_EQ(res, 512);
     completed++;
+    free_bufs[nfree_bufs++] = (int)((char (*)[512])req->data - bufs);
     vigil_file_req_put(loop, req);
 }
 
@@ -23,8 +27,10 @@ static void refill(vigil_loop *loop, long *started, long total)
     while (*started < total && vigil_file_inflight(loop) + (unsigned)pending_n < DEPTH) {
         vigil_file_req *r = vigil_file_req_get(loop);
         CHECK(r != NULL);
-        long slot = *started % DEPTH;
-        vigil_file_prep_read(r, fd, bufs[slot], 512, (slot * 512) % 65536, on_done);
+        CHECK(nfree_bufs > 0);
+        int slot = free_bufs[--nfree_bufs];
+        r->data = bufs[slot];
+        vigil_file_prep_read(r, fd, bufs[slot], 512, (*started * 512) % 65536, on_done);
         pending[pending_n++] = r;
         (*started)++;
         if (pending_n == BATCH || *started == total) {
@@ -37,6 +43,8 @@ static void refill(vigil_loop *loop, long *started, long total)
 int main(void)
 {
     vigil_loop *loop = ft_loop();
+    for (int i = 0; i < DEPTH; i++)
+        free_bufs[nfree_bufs++] = i;
     fd = ft_tmpfile(0);
     static char data[65536];
     CHECK(pwrite(fd, data, sizeof data, 0) == (ssize_t)sizeof data);

@@ -92,8 +92,10 @@ static void sender(unsigned s)
             }
             if (r == 0)
                 break;
-            if (errno != ETIMEDOUT)
+            if (errno != ETIMEDOUT) {
+                fprintf(stderr, "sender: %s\n", strerror(errno));
                 _exit(10);
+            }
             if (atomic_load(&sh->stop_send))
                 _exit(0);
         }
@@ -110,8 +112,10 @@ static void receiver(void)
         struct timespec t = mqt_in(5000000);
         ssize_t n = vigil_mq_timedreceive(q, m, MSGSIZE, NULL, &t);
         if (n < 0) {
-            if (errno != ETIMEDOUT)
+            if (errno != ETIMEDOUT) {
+                fprintf(stderr, "receiver: %s\n", strerror(errno));
                 _exit(11);
+            }
             if (atomic_load(&sh->stop_recv))
                 _exit(0);
             continue;
@@ -169,7 +173,10 @@ int main(void)
         CHECK_SYS(waitpid(kids[i], &st, 0));
         if (!(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)) {
             /* A sender that reached MAXSEQ exits 0; anything else is a failure. */
-            CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0 && i < NSEND);
+            if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0 && i < NSEND)) {
+                fprintf(stderr, "child %d (%s) ended with status %#x\n", i, i < NSEND ? "sender" : "receiver", st);
+                exit(1);
+            }
         }
         if (i < NSEND)
             send_kills++;

@@ -16,6 +16,14 @@ static void *recv_one(void *arg)
     return NULL;
 }
 
+static int waiter_recorded(struct vigil__mq *m)
+{
+    for (unsigned i = 0; i < VIGIL__MQ_NREC; i++)
+        if (atomic_load_explicit(&m->recs[i].state, memory_order_acquire) == VIGIL__REC_WAITING)
+            return 1;
+    return 0;
+}
+
 int main(void)
 {
     mqt_setup();
@@ -30,9 +38,11 @@ int main(void)
     CHECK_SYS(vigil_mq_notify(q, &ev));
     pthread_t t;
     CHECK_EQ(pthread_create(&t, NULL, recv_one, NULL), 0);
-    /* Wait until the receiver holds a waiter record (a condition, not a delay). */
+    /* Wait until the receiver holds a waiter record (a condition, not a delay). Its
+     * state word is the one field of a record read without the lock (lock.c, LOCKING);
+     * nrec_busy is guarded by the lock, so reading it here would be a data race. */
     struct vigil__mq *m = vigil__mq_get(q);
-    while (__atomic_load_n(&m->h->nrec_busy, __ATOMIC_RELAXED) == 0)
+    while (!waiter_recorded(m))
         usleep(1000);
     CHECK_SYS(vigil_mq_send(q, "a", 1, 0));
     pthread_join(t, NULL);
