@@ -13,13 +13,16 @@
  *   unchanged: a stale wake meant for the record's previous owner, or recovery's
  *   wake-all; the caller looks at the queue under the lock and sleeps again). Each
  *   phase answers as the kernel does:
- *   - the sleep is futex_waitv (Linux 5.16), which returns -ERESTARTSYS for a signal even
- *     with a timeout (its deadline is absolute): the kernel itself restarts it after an
- *     SA_RESTART handler and fails it with EINTR after any other. (FUTEX_WAIT with a
- *     timeout returns EINTR after both: it restarts through restart_syscall, which a
- *     handler cancels.) Without futex_waitv (older kernels, or a seccomp filter that
- *     refuses it: ENOSYS/EPERM, remembered) the sleep is FUTEX_WAIT_BITSET: an untimed
- *     wait still restarts, a timed one then fails with EINTR after an SA_RESTART handler.
+ *   - the sleep is one futex system call that the kernel itself restarts after an
+ *     SA_RESTART handler and fails with EINTR after any other (-ERESTARTSYS): without a
+ *     deadline FUTEX_WAIT; with one futex_waitv (Linux 5.16), which returns -ERESTARTSYS
+ *     even when timed (its deadline is absolute). FUTEX_WAIT with a timeout would fail
+ *     with EINTR after both kinds (it restarts through restart_syscall, which a handler
+ *     cancels). futex_waitv is not used without a deadline: on the lab's VM a receiver
+ *     woken from it paid ~25% more CPU per message than one woken from FUTEX_WAIT
+ *     (mq-lowrate, gap 200 us). Without futex_waitv (older kernels, or a seccomp filter
+ *     that refuses it: ENOSYS/EPERM, remembered) a timed sleep is FUTEX_WAIT_BITSET and
+ *     then fails with EINTR after an SA_RESTART handler too.
  *   - the spin and the edges run with the thread's signals blocked (one rt_sigprocmask),
  *     so no handler runs unseen in user space. A signal that arrives meanwhile stays
  *     pending. Before the sleep the wait looks at what is pending (rt_sigpending, then
@@ -333,10 +336,11 @@ static bool sig_interrupts(const struct vigil__mq_wait *w)
 static _Atomic int waitv_ok = 1;
 
 /* Sleeps while *word == val until abs_rt (absolute CLOCK_REALTIME, NULL: none), as
- * SIGNALS says. 0 on a wake, -EAGAIN (the word differs), -ETIMEDOUT, -EINTR. */
+ * SIGNALS says (the kernel restarts it after an SA_RESTART handler). 0 on a wake,
+ * -EAGAIN (the word differs), -ETIMEDOUT, -EINTR. */
 static int futex_sleep(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt)
 {
-    if (atomic_load_explicit(&waitv_ok, memory_order_relaxed)) {
+    if (abs_rt && atomic_load_explicit(&waitv_ok, memory_order_relaxed)) {
         struct {
             uint64_t val, uaddr;
             uint32_t flags, reserved;
