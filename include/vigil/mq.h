@@ -58,10 +58,20 @@
  *   whether or not the call would block (the kernel's order; POSIX's text asks it only
  *   of a call that blocks); a NULL abs_timeout blocks without limit (as the kernel's
  *   system calls). A signal
- *   handler installed without SA_RESTART interrupts a blocked call with EINTR; with
- *   SA_RESTART the wait resumes (signal(7) lists the mq calls as restartable).
- *   A blocked thread re-checks the queue at least once a second, so a process killed
- *   between changing the queue and waking a waiter delays that waiter by at most ~1 s.
+ *   handler installed without SA_RESTART that runs while a call is blocked makes it
+ *   fail with EINTR, unless it already has its message (or room), which it then
+ *   returns; with SA_RESTART the wait goes on (signal(7) lists the mq calls as
+ *   restartable). Two departures: on kernels before 5.16 (no futex_waitv) a timed call
+ *   fails with EINTR after an SA_RESTART handler too; and a signal that arrives within
+ *   a fixed sub-microsecond window just before the call goes to sleep in the kernel
+ *   (src/mq/wait.c, SIGNALS) has its handler run without interrupting the call. A
+ *   blocked call that polls before sleeping blocks the thread's signals meanwhile
+ *   (except SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP), so a process-directed signal
+ *   may go to another thread of the process then.
+ *   A blocked thread sleeps until woken or its deadline, without periodic checks. A
+ *   process killed between handing a message (or room) to a blocked thread and waking
+ *   it leaves that thread asleep until the next send or receive on the queue by any
+ *   process, which wakes it.
  *
  * Crash robustness and commit points
  *   A process may die (even SIGKILL) anywhere inside any call. The queue lock holds its

@@ -52,7 +52,10 @@ struct vigil__mq_rec {
     uint32_t owner_tid;      /* the waiting thread: dead if the kernel does not know it */
     uint64_t spin_until_ns;  /* CLOCK_MONOTONIC end of its polling: later and not
                                 sleeping means stuck or dead, worth a liveness check */
-    uint32_t pad_[8];
+    _Atomic uint64_t ready_ns; /* hint, untrusted: CLOCK_MONOTONIC time the waker made
+                                  it READY (the waiter learns how long it waited; others
+                                  find a READY sleeper whose waker died before its wake) */
+    uint32_t pad_[6];
 };
 
 struct vigil__mq_head {
@@ -131,6 +134,8 @@ struct vigil__mq {
     _Atomic unsigned idle_wakes; /* lock wakes in a row that found nobody asleep: a
                                     hint every thread of the process updates after
                                     its unlock (relaxed, see vigil__mq_unlock_wake) */
+    _Atomic uint32_t wait_est_ns[2]; /* this process's recent waits on the queue (receive,
+                                        send), averaged: wait.c spins only when short */
 };
 
 /* What a send owes after it unlocked: a notification to deliver. */
@@ -168,6 +173,13 @@ void vigil__mq_notify_drop(struct vigil__mq *q, int32_t pid);
 /* Invariant check, for tests: takes the lock, walks every list, compares counts, bitmap
  * and free list. 0 or -EBADMSG (with what failed written to why). */
 int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len);
+
+/* Test-only: called as a blocked send or receive enters a phase of its wait (wait.c,
+ * VIGIL__MQ_PHASE_*), with its record (NULL for a thread without one). Left NULL, the
+ * wait pays one load per phase. */
+enum { VIGIL__MQ_PHASE_SPIN = 1, VIGIL__MQ_PHASE_SLEEP = 2, VIGIL__MQ_PHASE_EDGE = 3 };
+typedef void (*vigil__mq_wait_hook_fn)(int phase, struct vigil__mq_rec *rec);
+extern _Atomic(vigil__mq_wait_hook_fn) vigil__mq_wait_hook;
 
 /* The queue behind an open descriptor (posix.c), NULL if none: for the mq watcher and
  * tests. */

@@ -247,14 +247,30 @@ static inline void qunlock(struct vigil__mq *q)
 
 /* ----------------------------------------------------------------- waiters */
 
-/* wait.c: waiter records and sleeping (see there). */
+/* wait.c: waiter records and waiting (see there: SIGNALS, WAITING THAT PAYS FOR
+ * ITSELF, DEAD WAKERS). */
 struct vigil__mq_rec *vigil__mq_waiter_find(struct vigil__mq *q, uint32_t kind);
 int vigil__mq_reclaim_ready(struct vigil__mq *q);
 void vigil__mq_rec_release(struct vigil__mq *q, struct vigil__mq_rec *r);
-int vigil__mq_wait_word(_Atomic uint32_t *word, uint32_t val, const struct timespec *abs_rt, bool spin,
-                        _Atomic uint32_t *sleeping);
+
+/* One blocking call's wait, on the caller's stack: zeroed once per call, filled by
+ * vigil__mq_wait_enter, ended once by vigil__mq_wait_end after the lock is released. */
+struct vigil__mq_wait {
+    struct vigil__mq *q;
+    struct vigil__mq_rec *rec;     /* the caller's record; NULL: the spare word */
+    _Atomic uint32_t *word;        /* slept on while it holds val */
+    _Atomic uint32_t *sleeping;    /* set around the futex call, NULL: none */
+    const struct timespec *abs_rt; /* absolute CLOCK_REALTIME deadline, NULL: none */
+    int64_t t0_ns;                 /* CLOCK_MONOTONIC start */
+    long spin_ns;                  /* spin first for this long; 0: sleep at once */
+    uint64_t old_mask;             /* the caller's signal mask while masked */
+    uint32_t val, kind;
+    bool masked;                   /* the wait has the thread's signals blocked */
+};
 int vigil__mq_wait_enter(struct vigil__mq *q, uint32_t kind, const struct timespec *abs_rt, int nonblock,
-                         struct vigil__mq_rec **me);
+                         struct vigil__mq_wait *w);
+int vigil__mq_wait_word(struct vigil__mq_wait *w);
+void vigil__mq_wait_end(struct vigil__mq_wait *w);
 
 /* Wakes a record's waiter if it sleeps in the kernel (after its state changed). */
 static inline void rec_wake(struct vigil__mq_rec *r)

@@ -74,9 +74,10 @@ bad:
     return -EBADMSG;
 }
 
-/* The whole receive, every case (lock held on entry, released on return). */
-static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
-                                                        const struct timespec *abs_rt, int nonblock)
+/* The whole receive, every case (lock held on entry, released on return); wt is the
+ * call's wait, ended by the caller. */
+static inline ssize_t receive_wait(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
+                                   const struct timespec *abs_rt, int nonblock, struct vigil__mq_wait *wt)
 {
     struct vigil__mq_hdr *h = q->h;
     ssize_t r;
@@ -138,15 +139,15 @@ static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, cha
             if (h->curmsgs)
                 continue;
         }
-        struct vigil__mq_rec *me;
-        int er = vigil__mq_wait_enter(q, VIGIL__REC_RECV, abs_rt, nonblock, &me);
+        int er = vigil__mq_wait_enter(q, VIGIL__REC_RECV, abs_rt, nonblock, wt);
         if (er < 0)
             return er;
         if (er > 0)
             continue;
+        struct vigil__mq_rec *me = wt->rec;
         int wr;
         for (;;) {
-            wr = vigil__mq_wait_word(&me->state, VIGIL__REC_WAITING, abs_rt, true, &me->sleeping);
+            wr = vigil__mq_wait_word(wt);
             if (atomic_load_explicit(&me->state, memory_order_acquire) == VIGIL__REC_READY)
                 break;
             int lr = qlock(q);
@@ -157,7 +158,7 @@ static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, cha
                 break;
             }
             if (wr == 0 && !h->curmsgs && h->nrec_busy > 1) {
-                /* A slice ended (or a spurious wake): a receiver that died may hold a
+                /* An edge (woken, nothing for us): a receiver that died may hold a
                  * message handed to it; put such messages back in the queue. */
                 int rr = vigil__mq_reclaim_ready(q);
                 if (rr < 0) {
@@ -167,8 +168,8 @@ static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, cha
                 }
             }
             if (wr < 0 || h->curmsgs) {
-                /* Timed out, interrupted, or a message queued past us (a slice ended
-                 * after a waker died): give the record back, still locked. */
+                /* Timed out, interrupted, or a message queued past us (recovery put
+                 * one back and woke us): give the record back, still locked. */
                 vigil__mq_rec_release(q, me);
                 if (wr < 0 && !h->curmsgs) {
                     r = wr;
@@ -183,6 +184,15 @@ static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, cha
     }
 out_unlock:
     qunlock(q);
+    return r;
+}
+
+static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
+                                                        const struct timespec *abs_rt, int nonblock)
+{
+    struct vigil__mq_wait wt = {0};
+    ssize_t r = receive_wait(q, buf, len, prio, abs_rt, nonblock, &wt);
+    vigil__mq_wait_end(&wt); /* signals back as the caller had them, the lock released */
     return r;
 }
 

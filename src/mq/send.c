@@ -62,9 +62,10 @@ static inline __attribute__((always_inline)) void queue_link(struct vigil__mq *q
     curmsgs_set(h, cur + 1);
 }
 
-/* The whole send, every case (lock held on entry, released on return). */
-static __attribute__((noinline)) int send_locked(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
-                                                 const struct timespec *abs_rt, int nonblock)
+/* The whole send, every case (lock held on entry, released on return); wt is the
+ * call's wait, ended by the caller. */
+static inline int send_wait(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
+                            const struct timespec *abs_rt, int nonblock, struct vigil__mq_wait *wt)
 {
     struct vigil__mq_hdr *h = q->h;
     int r;
@@ -117,14 +118,14 @@ static __attribute__((noinline)) int send_locked(struct vigil__mq *q, const char
             return 0;
         }
         /* Full (or every free slot is in a hand-off that is finishing). */
-        struct vigil__mq_rec *me;
-        r = vigil__mq_wait_enter(q, VIGIL__REC_SEND, abs_rt, nonblock, &me);
+        r = vigil__mq_wait_enter(q, VIGIL__REC_SEND, abs_rt, nonblock, wt);
         if (r < 0)
             return r;
         if (r > 0)
             continue;
+        struct vigil__mq_rec *me = wt->rec;
         for (;;) {
-            r = vigil__mq_wait_word(&me->state, VIGIL__REC_WAITING, abs_rt, true, &me->sleeping);
+            r = vigil__mq_wait_word(wt);
             int lr = qlock(q);
             if (lr < 0)
                 return lr; /* corrupt queue: our record stays; settled as a dead waiter's once we exit */
@@ -140,6 +141,15 @@ static __attribute__((noinline)) int send_locked(struct vigil__mq *q, const char
     }
 out_unlock:
     qunlock(q);
+    return r;
+}
+
+static __attribute__((noinline)) int send_locked(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
+                                                 const struct timespec *abs_rt, int nonblock)
+{
+    struct vigil__mq_wait wt = {0};
+    int r = send_wait(q, msg, len, prio, abs_rt, nonblock, &wt);
+    vigil__mq_wait_end(&wt); /* signals back as the caller had them, the lock released */
     return r;
 }
 

@@ -1,0 +1,57 @@
+"""mq-lowrate: a sender on one CPU sends a 16-byte message every 50 us, 200 us, 1 ms and
+10 ms; the receiver, pinned to the other CPU, blocks in receive. Record: the receiver's
+CPU time per message (cpu_ns_per_msg: CLOCK_THREAD_CPUTIME_ID over batches of about
+20 ms of messages; value = p50 over batches, with p50 and p99) for the kernel's
+mq_receive, Boost.Interprocess and vigil (default settings, the build of mq-pingpong).
+A waiter that spins before it sleeps pays for its spin at every message here, where
+messages never come back to back. Rounds alternate the systems per gap, rotating the
+order and the CPUs (round r: receiver on CPU r % 2); the last round of a series emits one
+record from all its rounds' samples."""
+import os
+
+import plotting
+import rounds
+
+NAME = "mq-lowrate"
+TITLE = "CPU of a receiver blocked on a quiet queue (ns of receiver CPU per message)"
+SEED = ("2012 mqueue patches: the kernel's receive sleeps in the kernel and costs one system "
+        "call per message. vigil's target: at most 1.1x the kernel's receiver CPU per message at "
+        "every gap (50 us .. 10 ms), while mq-pingpong's targets hold.")
+
+SYSTEMS = [("mq_lowrate_kernel", "kernel"), ("mq_lowrate_boost", "boost"), ("mq_lowrate_vigil", "vigil")]
+GAPS = (50, 200, 1000, 10000)
+PARAMS = ("gap_us",)
+CPUS = min(2, os.cpu_count() or 1)
+
+
+def plan(ctx):
+    n_rounds, secs = (1, 0.3) if ctx.quick else (4, 1.2)
+
+    def step(r, gap, s):
+        # The longest gap needs enough messages for a few batches even when quick.
+        t = max(secs, 0.3 if ctx.quick else 2.0) if gap >= 10000 else secs
+        return dict(cmd=[s[0], "--gap-us", gap, "--seconds", t, "--cpu", r % CPUS],
+                    label=f"round {r + 1}/{n_rounds}: {s[1]} gap {gap} us", est_s=t + 0.2)
+    return rounds.alternate(n_rounds, GAPS, SYSTEMS, step)
+
+
+def plot(rows, ax):
+    rows = [r for r in rows if r.get("metric") == "cpu_ns_per_msg"]
+    if not rows:
+        return
+    for s in ("kernel", "boost", "vigil"):
+        pts = sorted((int(r["gap_us"]), float(r.get("p50", r["value"])) / 1e3, float(r.get("p99", r["value"])) / 1e3)
+                     for r in rows if r["system"] == s)
+        if not pts:
+            continue
+        xs = [p[0] for p in pts]
+        ax.plot(xs, [p[1] for p in pts], "-o", color=plotting.color(s), label=f"{s} p50")
+        ax.plot(xs, [p[2] for p in pts], "--", marker="x", color=plotting.color(s), label=f"{s} p99")
+        for x, y in zip(xs, [p[1] for p in pts]):
+            ax.text(x, y, f" {y:.1f}", fontsize=7, va="bottom")
+    ax.set_xscale("log")
+    ax.set_xticks(list(GAPS))
+    ax.set_xticklabels(["50 us", "200 us", "1 ms", "10 ms"])
+    ax.set_xlabel("gap between messages")
+    ax.set_ylabel("receiver CPU per message, us")
+    ax.legend(fontsize=8, ncol=3)
