@@ -2,7 +2,10 @@
 # Installs the Debian packages vigil's build, tests and lab need, only those missing.
 # Usage: scripts/deps.sh [test|lab]   (test: build + test deps; lab: everything)
 set -eu
-want=(cmake make gcc g++ pkg-config liburing-dev libaio-dev libuv1-dev libev-dev libevent-dev libboost-dev)
+# clang-14 + libclang-rt-14-dev (libFuzzer's runtime, only a Recommends of clang-14):
+# the fuzz build of make test (scripts/fuzz.sh).
+want=(cmake make gcc g++ pkg-config liburing-dev libaio-dev libuv1-dev libev-dev libevent-dev libboost-dev
+      clang-14 libclang-rt-14-dev)
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf)
 missing=()
 for p in "${want[@]}"; do
