@@ -1,5 +1,6 @@
 # Front for CMake. The two commands: `make lab` and `make test`.
-#   make test            sanitizer build (-Werror, ASan, UBSan) and every test via ctest
+#   make test            sanitizer build (-Werror, ASan, UBSan) and every test via ctest, then
+#                        the bounded libFuzzer run (scripts/fuzz.sh: clang build in $(BUILD)/fuzz)
 #   make test-tsan       (part of make test) ThreadSanitizer build, the threaded tests
 #   make lab [BENCH=name] [QUICK=1]   release build, benchmarks, tables, report in build/lab/
 #   make install [PREFIX=/usr/local]
@@ -31,6 +32,7 @@ test: deps-test
 	@cmake --build $(BUILD)/test -j $(JOBS) -- --no-print-directory
 	@cd $(BUILD)/test && { ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS); echo $$? > ctest.rc; } | tee ctest.out; rc=$$(cat ctest.rc); \
 	  grep -E '^[0-9]+% tests passed' ctest.out > ctest-summary.txt; \
+	  bash $(CURDIR)/scripts/fuzz.sh $(abspath $(BUILD)) || rc=1; \
 	  bash $(CURDIR)/scripts/test-skips.sh . ; exit $$rc
 
 lab: deps-lab

@@ -2,8 +2,11 @@
 # Installs the Debian packages vigil's build, tests and lab need, only those missing.
 # Usage: scripts/deps.sh [test|lab]   (test: build + test deps; lab: everything)
 set -eu
+# abigail-tools: abidw/abidiff for the ABI check (scripts/abi.sh); clang-14 +
+# libclang-rt-14-dev (libFuzzer's runtime, only a Recommends of clang-14): the fuzz build
+# of make test (scripts/fuzz.sh).
 want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-dev libboost-dev
-      abigail-tools)  # abigail-tools: abidw/abidiff for the ABI check (scripts/abi.sh)
+      abigail-tools clang-14 libclang-rt-14-dev)
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace
       libaio-dev)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 missing=()

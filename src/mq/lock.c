@@ -173,6 +173,16 @@ static int recover(struct vigil__mq *q)
                 return -EBADMSG;
             struct vigil__mq_slot *s = slot_at(q, ref);
             uint32_t sprio = s->prio; /* read once: checked, then used */
+            if (s->mark == epoch && !alive) {
+                /* Already in a list: whoever settled this dead receiver (rec_reap, or
+                 * an earlier recover()) pushed the message back (the commit) and died
+                 * before freeing the record. The list holds the message; only the
+                 * record is left to free. Found by fuzz/mq_fuzz.c
+                 * (fuzz/crashes/mq/recover-settler-died.bin, fuzz/README.md). */
+                atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
+                r->owner_tid = 0;
+                continue;
+            }
             if (s->mark == epoch || s->len > q->msgsize || sprio >= VIGIL__MQ_NPRIO)
                 return -EBADMSG;
             s->mark = epoch;

@@ -135,7 +135,12 @@ static inline int send_wait(struct vigil__mq *q, const char *msg, size_t len, un
             qunlock(q);
         }
         vigil__mq_rec_release(q, me);
-        if (r < 0 && h->curmsgs >= q->maxmsg)
+        /* Room is a free slot, not only curmsgs < maxmsg: the slots still handed to
+         * receivers (one that died holding its message keeps it until a receive on
+         * the empty queue or a recovery settles it) are not counted, and a timed send
+         * that took curmsgs alone for room looped here past its deadline for good.
+         * Found by fuzz/mq_fuzz.c (fuzz/crashes/mq/send-timeout-slots-handed-off.bin). */
+        if (r < 0 && (h->curmsgs >= q->maxmsg || (!h->free_head && h->fresh >= q->maxmsg)))
             goto out_unlock;
         /* Room (or a timeout that raced with room: sending is then the right answer). */
     }
