@@ -438,8 +438,8 @@ static long spin_budget(struct vigil__mq *q, uint32_t kind)
     int64_t avg = atomic_load_explicit(&q->wait_est_ns[kind - 1], memory_order_relaxed);
     int64_t worth = 2 * (int64_t)atomic_load_explicit(&wake_lat_ns, memory_order_relaxed);
     worth = worth < WORTH_MIN_NS ? WORTH_MIN_NS : worth > WORTH_MAX_NS ? WORTH_MAX_NS : worth;
-    if (avg > worth)
-        return 0;
+    if (avg > worth || avg > SPIN_MAX_NS)
+        return 0; /* a sleep is cheaper, or the wait would outlast the longest spin anyway */
     long b = 4 * (long)avg;
     return b < SPIN_MIN_NS ? SPIN_MIN_NS : b > SPIN_MAX_NS ? SPIN_MAX_NS : b;
 }

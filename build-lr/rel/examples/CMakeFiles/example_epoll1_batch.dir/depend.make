@@ -1,0 +1,2 @@
+# Empty dependencies file for example_epoll1_batch.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for mq_full_kernel.
+# This may be replaced when dependencies are built.

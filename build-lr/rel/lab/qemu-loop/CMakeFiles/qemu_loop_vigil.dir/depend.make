@@ -1,0 +1,2 @@
+# Empty dependencies file for qemu_loop_vigil.
+# This may be replaced when dependencies are built.

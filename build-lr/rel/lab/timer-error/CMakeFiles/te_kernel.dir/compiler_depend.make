@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for te_kernel.
+# This may be replaced when dependencies are built.

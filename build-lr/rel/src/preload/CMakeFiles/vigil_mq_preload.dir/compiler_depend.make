@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for vigil_mq_preload.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for file_run_default.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for file_run_default.
+# This may be replaced when dependencies are built.

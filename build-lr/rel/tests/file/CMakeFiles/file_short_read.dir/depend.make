@@ -1,0 +1,2 @@
+# Empty dependencies file for file_short_read.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for loop_alloc_steady.
+# This may be replaced when dependencies are built.

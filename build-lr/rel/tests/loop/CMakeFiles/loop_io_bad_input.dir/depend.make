@@ -1,0 +1,2 @@
+# Empty dependencies file for loop_io_bad_input.
+# This may be replaced when dependencies are built.

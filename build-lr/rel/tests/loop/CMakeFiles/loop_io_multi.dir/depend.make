@@ -1,0 +1,2 @@
+# Empty dependencies file for loop_io_multi.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for loop_level_triggered.
+# This may be replaced when dependencies are built.

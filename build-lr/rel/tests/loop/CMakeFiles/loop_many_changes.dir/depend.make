@@ -1,0 +1,2 @@
+# Empty dependencies file for loop_many_changes.
+# This may be replaced when dependencies are built.

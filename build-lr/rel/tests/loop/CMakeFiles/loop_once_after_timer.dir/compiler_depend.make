@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for loop_once_after_timer.
+# This may be replaced when dependencies are built.

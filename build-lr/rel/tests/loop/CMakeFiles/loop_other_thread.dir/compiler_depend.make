@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for loop_other_thread.
+# This may be replaced when dependencies are built.

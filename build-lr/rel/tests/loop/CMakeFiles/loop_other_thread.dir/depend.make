@@ -1,0 +1,2 @@
+# Empty dependencies file for loop_other_thread.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for loop_run_modes.
+# This may be replaced when dependencies are built.

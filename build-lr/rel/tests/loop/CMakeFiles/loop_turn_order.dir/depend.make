@@ -1,0 +1,2 @@
+# Empty dependencies file for loop_turn_order.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for mq_dead_receiver.
+# This may be replaced when dependencies are built.

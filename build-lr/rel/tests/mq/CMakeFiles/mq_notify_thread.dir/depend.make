@@ -1,0 +1,2 @@
+# Empty dependencies file for mq_notify_thread.
+# This may be replaced when dependencies are built.

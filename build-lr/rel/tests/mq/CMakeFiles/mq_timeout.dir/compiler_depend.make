@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for mq_timeout.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for preload_basic_nort.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for timer_heap.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for timer_never_early.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for timer_precise.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for timer_rel_abs.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for timer_rel_abs.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for timer_settime.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for timer_settime.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for uring_nowait_no_syscall.
+# This may be replaced when dependencies are built.
