@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for example_echo_server.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for example_epoll1_batch.
-# This may be replaced when dependencies are built.

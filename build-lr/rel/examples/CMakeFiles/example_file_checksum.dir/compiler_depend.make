@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for example_file_checksum.
-# This may be replaced when dependencies are built.

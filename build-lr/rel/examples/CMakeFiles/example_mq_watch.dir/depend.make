@@ -1,2 +1,0 @@
-# Empty dependencies file for example_mq_watch.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for example_timer_lateness.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for ctl_batch_liburing.
-# This may be replaced when dependencies are built.

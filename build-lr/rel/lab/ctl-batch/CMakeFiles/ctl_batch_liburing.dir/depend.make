@@ -1,2 +1,0 @@
-# Empty dependencies file for ctl_batch_liburing.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for fb_libaio.
-# This may be replaced when dependencies are built.

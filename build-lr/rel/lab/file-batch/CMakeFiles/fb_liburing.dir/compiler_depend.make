@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for fb_liburing.
-# This may be replaced when dependencies are built.

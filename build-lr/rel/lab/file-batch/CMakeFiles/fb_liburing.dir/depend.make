@@ -1,2 +1,0 @@
-# Empty dependencies file for fb_liburing.
-# This may be replaced when dependencies are built.

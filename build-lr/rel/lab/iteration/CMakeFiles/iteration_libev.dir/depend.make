@@ -1,2 +1,0 @@
-# Empty dependencies file for iteration_libev.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for iteration_libuv.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for mq_lowrate_vigil.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for qemu_loop_vigil.
-# This may be replaced when dependencies are built.

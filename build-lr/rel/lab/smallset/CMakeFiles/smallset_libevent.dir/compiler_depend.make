@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for smallset_libevent.
-# This may be replaced when dependencies are built.

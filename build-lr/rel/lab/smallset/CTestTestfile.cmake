@@ -1,6 +1,0 @@
-# CMake generated Testfile for 
-# Source directory: /work/main/lab/smallset
-# Build directory: /work/main/build-lr/rel/lab/smallset
-# 
-# This file includes the relevant testing commands required for 
-# testing this directory and lists subdirectories to be tested as well.

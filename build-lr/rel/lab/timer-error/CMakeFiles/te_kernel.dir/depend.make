@@ -1,2 +1,0 @@
-# Empty dependencies file for te_kernel.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for te_spin.
-# This may be replaced when dependencies are built.

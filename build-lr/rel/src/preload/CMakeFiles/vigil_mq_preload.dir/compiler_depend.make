@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for vigil_mq_preload.
-# This may be replaced when dependencies are built.

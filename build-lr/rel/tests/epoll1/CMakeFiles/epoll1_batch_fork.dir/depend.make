@@ -1,2 +1,0 @@
-# Empty dependencies file for epoll1_batch_fork.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for epoll1_batch_threads.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for epoll1_pwait1_timeout.
-# This may be replaced when dependencies are built.

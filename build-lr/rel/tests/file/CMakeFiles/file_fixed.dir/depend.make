@@ -1,2 +1,0 @@
-# Empty dependencies file for file_fixed.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for file_run_default.
-# This may be replaced when dependencies are built.

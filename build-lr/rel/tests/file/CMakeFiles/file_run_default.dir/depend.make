@@ -1,2 +1,0 @@
-# Empty dependencies file for file_run_default.
-# This may be replaced when dependencies are built.

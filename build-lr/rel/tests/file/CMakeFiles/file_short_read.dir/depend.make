@@ -1,2 +1,0 @@
-# Empty dependencies file for file_short_read.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for loop_alloc_steady.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for loop_io_apply_errors.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for loop_io_bad_input.
-# This may be replaced when dependencies are built.

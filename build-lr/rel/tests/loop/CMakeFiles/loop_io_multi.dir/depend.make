@@ -1,2 +1,0 @@
-# Empty dependencies file for loop_io_multi.
-# This may be replaced when dependencies are built.

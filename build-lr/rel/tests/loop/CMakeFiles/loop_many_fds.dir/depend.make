@@ -1,2 +1,0 @@
-# Empty dependencies file for loop_many_fds.
-# This may be replaced when dependencies are built.

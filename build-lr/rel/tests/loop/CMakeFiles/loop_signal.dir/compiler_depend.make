@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for loop_signal.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for loop_wakeup.
-# This may be replaced when dependencies are built.

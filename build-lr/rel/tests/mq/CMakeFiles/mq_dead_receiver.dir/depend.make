@@ -1,2 +1,0 @@
-# Empty dependencies file for mq_dead_receiver.
-# This may be replaced when dependencies are built.

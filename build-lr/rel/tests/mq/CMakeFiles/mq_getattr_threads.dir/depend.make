@@ -1,2 +1,0 @@
-# Empty dependencies file for mq_getattr_threads.
-# This may be replaced when dependencies are built.

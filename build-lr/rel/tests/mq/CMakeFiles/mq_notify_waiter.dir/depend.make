@@ -1,2 +1,0 @@
-# Empty dependencies file for mq_notify_waiter.
-# This may be replaced when dependencies are built.

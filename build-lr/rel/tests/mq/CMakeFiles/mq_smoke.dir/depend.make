@@ -1,2 +1,0 @@
-# Empty dependencies file for mq_smoke.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for mq_timeout.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for mq_watch_free.
-# This may be replaced when dependencies are built.

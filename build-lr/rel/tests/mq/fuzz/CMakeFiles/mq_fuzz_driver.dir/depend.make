@@ -1,2 +1,0 @@
-# Empty dependencies file for mq_fuzz_driver.
-# This may be replaced when dependencies are built.

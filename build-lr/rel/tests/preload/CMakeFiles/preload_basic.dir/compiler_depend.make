@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for preload_basic.
-# This may be replaced when dependencies are built.

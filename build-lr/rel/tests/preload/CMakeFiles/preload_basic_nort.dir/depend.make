@@ -1,2 +1,0 @@
-# Empty dependencies file for preload_basic_nort.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for preload_nonblock.
-# This may be replaced when dependencies are built.

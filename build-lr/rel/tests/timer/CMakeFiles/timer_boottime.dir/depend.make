@@ -1,2 +1,0 @@
-# Empty dependencies file for timer_boottime.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for timer_heap.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for timer_rel_abs.
-# This may be replaced when dependencies are built.
