@@ -14,6 +14,7 @@ import os
 
 import plotting
 import rounds
+from mqsteps import env_of
 
 NAME = "mq-empty"
 TITLE = "Empty-queue send+receive, 16-byte messages (ns per operation, median of 64-op batches)"
@@ -26,14 +27,6 @@ SYSTEMS = [("mq_empty_kernel", "kernel"), ("mq_empty_boost", "boost"), ("mq_empt
            ("mq_empty_kernel", "vigil-preload")]
 PARAMS = ("msg_bytes",)
 CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS (mqlab.h: --cpu)
-
-
-def env_of(ctx, label):
-    """vigil-preload: the kernel's program, unchanged, under LD_PRELOAD=libvigil-mq.so (built in
-    the build root, src/preload/); MQLAB_SYSTEM relabels its records (sys_kernel.h)."""
-    if label != "vigil-preload":
-        return {}
-    return {"LD_PRELOAD": os.path.join(os.path.dirname(ctx.bin), "libvigil-mq.so"), "MQLAB_SYSTEM": label}
 
 
 def plan(ctx):

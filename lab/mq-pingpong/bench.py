@@ -13,6 +13,7 @@ import os
 
 import plotting
 import rounds
+from mqsteps import env_of
 NAME = "mq-pingpong"
 TITLE = "Cross-process blocking round trip over two queues (us per round trip)"
 SEED = ("2012 mqueue patches measured single-process send/receive; the cross-process case "
@@ -25,14 +26,6 @@ SYSTEMS = [("mq_pingpong_kernel", "kernel"), ("mq_pingpong_boost", "boost"), ("m
 SIZES = (16, 4096, 65536)
 PARAMS = ("msg_bytes",)
 CPUS = min(2, os.cpu_count() or 1)
-
-
-def env_of(ctx, label):
-    """vigil-preload: the kernel's program, unchanged, under LD_PRELOAD=libvigil-mq.so (built in
-    the build root, src/preload/); MQLAB_SYSTEM relabels its records (sys_kernel.h)."""
-    if label != "vigil-preload":
-        return {}
-    return {"LD_PRELOAD": os.path.join(os.path.dirname(ctx.bin), "libvigil-mq.so"), "MQLAB_SYSTEM": label}
 
 
 def plan(ctx):

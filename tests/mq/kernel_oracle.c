@@ -65,24 +65,14 @@ static void same(const char *what, struct res k, struct res v)
         differ(what, k, v);
 }
 
-static struct timespec abs_in(long ns)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    long long x = (long long)t.tv_sec * 1000000000LL + t.tv_nsec + ns;
-    t.tv_sec = (time_t)(x / 1000000000LL);
-    t.tv_nsec = (long)(x % 1000000000LL);
-    return t;
-}
-
 /* A timeout: NULL, one already past, 1 ms ahead, or an invalid one. */
 static const struct timespec *pick_timeout(struct timespec *t, bool *may_wait)
 {
     *may_wait = false;
     switch (rnd_n(6)) {
     case 0: return NULL;
-    case 1: *t = abs_in(-1000000000L); return t;
-    case 2: *t = abs_in(1000000L); *may_wait = true; return t;
+    case 1: *t = mqt_in(-1000000000L); return t;
+    case 2: *t = mqt_in(1000000L); *may_wait = true; return t;
     case 3: *t = (struct timespec){.tv_sec = 1, .tv_nsec = 1000000000L}; return t;
     case 4: *t = (struct timespec){.tv_sec = -1, .tv_nsec = 0}; return t;
     default: *t = (struct timespec){.tv_sec = 0, .tv_nsec = -1}; return t;
@@ -173,10 +163,10 @@ static void op_send(void)
     struct res k, v;
     if (tp) {
         if (may_wait) /* the same deadline for both */
-            t = abs_in(1000000L);
+            t = mqt_in(1000000L);
         k = CALL(mq_timedsend(desc[s].k, msg, len, prio, tp));
         if (may_wait)
-            t = abs_in(1000000L);
+            t = mqt_in(1000000L);
         v = CALL(vigil_mq_timedsend(desc[s].v, msg, len, prio, tp));
     } else {
         k = CALL(mq_send(desc[s].k, msg, len, prio));
@@ -205,10 +195,10 @@ static void op_receive(void)
     struct res k, v;
     if (tp) {
         if (may_wait)
-            t = abs_in(1000000L);
+            t = mqt_in(1000000L);
         k = CALL(mq_timedreceive(desc[s].k, kb, len, &kp, tp));
         if (may_wait)
-            t = abs_in(1000000L);
+            t = mqt_in(1000000L);
         v = CALL(vigil_mq_timedreceive(desc[s].v, vb, len, &vp, tp));
     } else {
         k = CALL(mq_receive(desc[s].k, kb, len, &kp));
