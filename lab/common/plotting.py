@@ -54,3 +54,17 @@ def lines(ax, series, system_of, style=None):
         ax.plot([p[0] for p in pts], [p[1] for p in pts], style(name) if style else "-", marker="o", label=name,
                 color=colors.get(name))
     return ys or [1.0]
+
+
+def p50_p99_lines(ax, rows, xkey, systems, div=1.0):
+    """Per system, its p50 (solid, labelled) and p99 (dashed) over rows[xkey]; y = value / div."""
+    for s in systems:
+        pts = sorted((int(r[xkey]), float(r.get("p50", r["value"])) / div, float(r.get("p99", r["value"])) / div)
+                     for r in rows if r["system"] == s)
+        if not pts:
+            continue
+        xs = [p[0] for p in pts]
+        ax.plot(xs, [p[1] for p in pts], "-o", color=color(s), label=f"{s} p50")
+        ax.plot(xs, [p[2] for p in pts], "--", marker="x", color=color(s), label=f"{s} p99")
+        for x, y in zip(xs, [p[1] for p in pts]):
+            ax.text(x, y, f" {y:.1f}", fontsize=7, va="bottom")

@@ -39,16 +39,7 @@ def plot(rows, ax):
     rows = [r for r in rows if r.get("metric") == "cpu_ns_per_msg"]
     if not rows:
         return
-    for s in ("kernel", "boost", "vigil"):
-        pts = sorted((int(r["gap_us"]), float(r.get("p50", r["value"])) / 1e3, float(r.get("p99", r["value"])) / 1e3)
-                     for r in rows if r["system"] == s)
-        if not pts:
-            continue
-        xs = [p[0] for p in pts]
-        ax.plot(xs, [p[1] for p in pts], "-o", color=plotting.color(s), label=f"{s} p50")
-        ax.plot(xs, [p[2] for p in pts], "--", marker="x", color=plotting.color(s), label=f"{s} p99")
-        for x, y in zip(xs, [p[1] for p in pts]):
-            ax.text(x, y, f" {y:.1f}", fontsize=7, va="bottom")
+    plotting.p50_p99_lines(ax, rows, "gap_us", ("kernel", "boost", "vigil"), div=1e3)
     ax.set_xscale("log")
     ax.set_xticks(list(GAPS))
     ax.set_xticklabels(["50 us", "200 us", "1 ms", "10 ms"])

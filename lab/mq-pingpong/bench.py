@@ -39,16 +39,7 @@ def plot(rows, ax):
     rows = [r for r in rows if r.get("metric") == "rtt_us"]
     if not rows:
         return
-    for s in ("kernel", "boost", "vigil", "vigil-preload"):
-        pts = sorted((int(r["msg_bytes"]), float(r.get("p50", r["value"])), float(r.get("p99", r["value"])))
-                     for r in rows if r["system"] == s)
-        if not pts:
-            continue
-        xs = [p[0] for p in pts]
-        ax.plot(xs, [p[1] for p in pts], "-o", color=plotting.color(s), label=f"{s} p50")
-        ax.plot(xs, [p[2] for p in pts], "--", marker="x", color=plotting.color(s), label=f"{s} p99")
-        for x, y in zip(xs, [p[1] for p in pts]):
-            ax.text(x, y, f" {y:.1f}", fontsize=7, va="bottom")
+    plotting.p50_p99_lines(ax, rows, "msg_bytes", ("kernel", "boost", "vigil", "vigil-preload"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(SIZES))
