@@ -94,7 +94,8 @@ struct vigil__nreq {
     uint8_t zc_notif;              /* SEND_ZC: notifications still to come */
     uint32_t pad0_;
     ssize_t res;                   /* the end, while deferred */
-    struct vigil__nreq *next;      /* send queue; deferred queue */
+    struct vigil__nreq *next;      /* send queue */
+    struct vigil__nreq *done_next; /* deferred queue (a send may be on both at once) */
     struct vigil__ring_op op;
     const char *buf;               /* SEND, SENDZC, SENDTO, RECV */
     size_t len;                    /* bytes (SEND...), iovec count (SENDV) */

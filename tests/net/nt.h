@@ -178,4 +178,36 @@ static inline int nt_read_check(int fd, uint64_t want, size_t chunk, int pause_u
     return 0;
 }
 
+/* A loopback listener whose accept queue is full: backlog 0, filled with connections
+ * nobody accepts (their fds in fills[], *nfill of them; close them after). The kernel
+ * then drops a new connection's SYN, so a connect to it hangs until the SYN retries run
+ * out. Checked on this kernel with a probe connect that must stay unanswered for 200
+ * ms; skips (77) with the reason if it does not. No system-wide setting is touched. */
+static inline int nt_full_listener(int *port, int fills[8], int *nfill)
+{
+    int l = nt_listener(0, 0, port);
+    struct sockaddr_in sa = nt_loopback(*port);
+    for (*nfill = 0;;) {
+        int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        CHECK_SYS(c);
+        if (connect(c, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS)
+            CHECK_SYS(-1);
+        struct pollfd pf = {.fd = c, .events = POLLOUT};
+        int k = poll(&pf, 1, 200);
+        CHECK_SYS(k);
+        if (k == 0) { /* unanswered: the queue is full */
+            close(c);
+            return l;
+        }
+        int err = 0;
+        socklen_t el = sizeof err;
+        CHECK_SYS(getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &el));
+        CHECK_EQ(err, 0);
+        if (*nfill == 8)
+            vt_skip("a listener with backlog 0 still completes connections after 8 unaccepted ones: "
+                    "cannot make a connect hang on this kernel without system-wide changes");
+        fills[(*nfill)++] = c;
+    }
+}
+
 #endif
