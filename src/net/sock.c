@@ -591,6 +591,8 @@ int vigil_net_cancel(vigil_loop *loop, vigil_net_req *req)
     if (!loop || !r)
         return -EINVAL;
     struct vigil__net *n = net(loop);
+    if (n && r->state == VIGIL__NR_DONE)
+        return 0; /* ended already, its callback not run yet: it runs once, as it is */
     if (!n || (r->state != VIGIL__NR_QUEUED && r->state != VIGIL__NR_INFLIGHT))
         return -ENOENT;
     if (r->cancel)
