@@ -373,8 +373,10 @@ void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__
     if (!s->sq_head)
         s->sq_tail = NULL;
     r->next = NULL;
-    if (r->cancel && out >= 0 && r->kind != VIGIL__NK_SENDTO && r->done < r->len && r->kind != VIGIL__NK_SENDV)
-        out = -ECANCELED; /* cut short by its cancellation */
+    /* Cut short by its cancellation (len counts iovecs for a vector). */
+    bool whole = r->kind == VIGIL__NK_SENDV ? r->iov_i >= r->len : r->done >= r->len;
+    if (r->cancel && out >= 0 && r->kind != VIGIL__NK_SENDTO && !whole)
+        out = -ECANCELED;
     /* The next send goes to the engine before this callback runs, so a send started by
      * the callback queues behind it. */
     struct vigil__nreq *next = s->sq_head;

@@ -82,7 +82,7 @@ int main(void)
     CHECK_EQ(vigil_sock_recv_start(loop, &a, on_stream), 0);
     for (int i = 0; i < NSEND; i++) {
         sreq[i].data = (void *)(intptr_t)i;
-        if (i % 2) {
+        if (i % 2 == 0) { /* the head is a sendv */
             for (int k = 0; k < 4; k++)
                 iov[i][k] = (struct iovec){data + k * (LEN / 4), LEN / 4};
             CHECK_EQ(vigil_sock_sendv(loop, &a, &sreq[i], iov[i], 4, on_sent), 0);
