@@ -66,8 +66,9 @@ struct vigil_buf {
  * error stops accepting (vigil_sock_accepting() turns 0). */
 typedef void (*vigil_accept_cb)(vigil_loop *loop, vigil_sock *listener, int fd);
 /* res > 0: buf holds res bytes (give buf back with vigil_buf_put). res == 0: end of
- * stream (buf NULL). res < 0: a negative errno (-ECONNRESET...; -ECANCELED after
- * vigil_sock_close), buf NULL. After 0 or an error the receive stream has stopped. */
+ * stream (buf NULL). res < 0: a negative errno (-ECONNRESET...), buf NULL. After 0 or
+ * an error the receive stream has stopped. vigil_sock_close stops a stream as
+ * vigil_sock_recv_stop does: no callback after it (no -ECANCELED). */
 typedef void (*vigil_recv_cb)(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *buf);
 /* A datagram: as vigil_recv_cb, with the sender's address (valid during the call). A
  * datagram of 0 bytes arrives as res 0 with a buffer, and does not stop the stream. */
