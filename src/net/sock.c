@@ -266,8 +266,8 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
         else
             n->eng->buf_put(loop, n, id);
     }
-    if (res < 0 || (res == 0 && !dgram))
-        stream_off(loop, n, s);
+    if ((res < 0 && !(dgram && res == -EMSGSIZE)) || (res == 0 && !dgram))
+        stream_off(loop, n, s); /* a datagram too long for a buffer does not stop it */
     if (dgram)
         s->recvfrom_cb(loop, vigil__sock_pub(s), res, b, from, fromlen);
     else

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 /* The stream's byte at offset i: no short period, so a lost, repeated or reordered
@@ -114,6 +115,20 @@ static inline void nt_reset(int fd)
     struct linger lg = {1, 0};
     CHECK_SYS(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg));
     CHECK_SYS(close(fd));
+}
+
+/* Forks a peer running child(); it dies with the test (PR_SET_PDEATHSIG) and after
+ * 20 s at most, so a failed test never leaves it blocked. */
+static inline pid_t nt_spawn(int (*child)(void))
+{
+    pid_t pid = fork();
+    CHECK_SYS(pid);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(20);
+        _exit(child());
+    }
+    return pid;
 }
 
 /* Runs turns until cond holds; fails after ms milliseconds. */

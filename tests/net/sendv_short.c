@@ -46,7 +46,7 @@ int main(void)
     int p[2];
     nt_pair(p, 1);
     peer_fd = p[0];
-    pid_t pid = vt_spawn(peer);
+    pid_t pid = nt_spawn(peer);
     close(p[0]);
 
     vigil_loop *loop = vt_loop();

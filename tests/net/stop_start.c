@@ -69,7 +69,7 @@ int main(void)
     int p[2];
     nt_pair(p, 0);
     peer_fd = p[0];
-    pid_t pid = vt_spawn(peer);
+    pid_t pid = nt_spawn(peer);
     close(p[0]);
     vigil_loop *loop = vt_loop();
     CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
