@@ -62,8 +62,9 @@ struct vigil_buf {
 
 /* fd >= 0: a new connection (close-on-exec; hand it to vigil_sock_open, or close it).
  * fd < 0: a negative errno; -EMFILE/-ENFILE are reported once, then accepting pauses
- * for VIGIL_NET_ACCEPT_BACKOFF_MS and resumes by itself (no busy loop). Any other
- * error stops accepting (vigil_sock_accepting() turns 0). */
+ * for VIGIL_NET_ACCEPT_BACKOFF_MS and retries by itself after each such pause (no busy
+ * loop); retries that fail the same way are not reported again until a connection has
+ * been accepted. Any other error stops accepting (vigil_sock_accepting() turns 0). */
 typedef void (*vigil_accept_cb)(vigil_loop *loop, vigil_sock *listener, int fd);
 /* res > 0: buf holds res bytes (give buf back with vigil_buf_put). res == 0: end of
  * stream (buf NULL). res < 0: a negative errno (-ECONNRESET...), buf NULL. After 0 or

@@ -148,9 +148,14 @@ void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__s
         n->eng->rx_update(loop, n, s);
         vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, (int64_t)VIGIL_NET_ACCEPT_BACKOFF_MS * 1000000, 0, 0,
                           backoff_done);
+        if (s->state & VIGIL__S_NOFD_TOLD)
+            return; /* the retries of one shortage are not news */
+        s->state |= VIGIL__S_NOFD_TOLD;
         s->accept_cb(loop, vigil__sock_pub(s), fd);
         return;
     }
+    if (fd >= 0)
+        s->state &= ~VIGIL__S_NOFD_TOLD;
     if (fd < 0) {
         s->state &= ~VIGIL__S_ACCEPT;
         rx_stopped(loop, n, s);
