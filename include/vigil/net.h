@@ -62,15 +62,21 @@ struct vigil_buf {
 
 /* fd >= 0: a new connection (close-on-exec; hand it to vigil_sock_open, or close it).
  * fd < 0: a negative errno; -EMFILE/-ENFILE are reported once, then accepting pauses
- * for VIGIL_NET_ACCEPT_BACKOFF_MS and resumes by itself (no busy loop). Any other
- * error stops accepting (vigil_sock_accepting() turns 0). */
+ * for VIGIL_NET_ACCEPT_BACKOFF_MS and retries by itself after each such pause (no busy
+ * loop); retries that fail the same way are not reported again until a connection has
+ * been accepted. Any other error stops accepting (vigil_sock_accepting() turns 0). */
 typedef void (*vigil_accept_cb)(vigil_loop *loop, vigil_sock *listener, int fd);
 /* res > 0: buf holds res bytes (give buf back with vigil_buf_put). res == 0: end of
- * stream (buf NULL). res < 0: a negative errno (-ECONNRESET...; -ECANCELED after
- * vigil_sock_close), buf NULL. After 0 or an error the receive stream has stopped. */
+ * stream (buf NULL). res < 0: a negative errno (-ECONNRESET...), buf NULL. After 0 or
+ * an error the receive stream has stopped. vigil_sock_close stops a stream as
+ * vigil_sock_recv_stop does: no callback after it (no -ECANCELED). */
 typedef void (*vigil_recv_cb)(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *buf);
 /* A datagram: as vigil_recv_cb, with the sender's address (valid during the call). A
- * datagram of 0 bytes arrives as res 0 with a buffer, and does not stop the stream. */
+ * datagram of 0 bytes arrives as res 0 with a buffer, and does not stop the stream.
+ * Datagrams of up to buf_size - 144 bytes arrive whole on every backend (io_uring keeps
+ * a header and the address in the buffer); a longer one that does not fit is not
+ * delivered cut: it is reported as res -EMSGSIZE, buf NULL, with its sender, and the
+ * stream goes on. */
 typedef void (*vigil_recvfrom_cb)(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *buf,
                                   const struct sockaddr *from, socklen_t fromlen);
 /* A request's end: res as the call would return (bytes, 0 for connect) or a negative

@@ -41,6 +41,7 @@
 #define VIGIL__S_CLOSED 0x1000u    /* close finished */
 #define VIGIL__S_WBLOCK 0x2000u    /* ready.c: the send queue's head waits for writability */
 #define VIGIL__S_RX_CANCEL 0x4000u /* uring: the multishot op is being cancelled */
+#define VIGIL__S_NOFD_TOLD 0x8000u /* -EMFILE/-ENFILE reported; again only after an accept */
 
 enum { VIGIL__NK_SEND = 1, VIGIL__NK_SENDV, VIGIL__NK_SENDZC, VIGIL__NK_SENDTO, VIGIL__NK_RECV, VIGIL__NK_CONNECT };
 enum { VIGIL__RX_ACCEPT = 1, VIGIL__RX_RECV, VIGIL__RX_RECVMSG };
@@ -94,7 +95,8 @@ struct vigil__nreq {
     uint8_t zc_notif;              /* SEND_ZC: notifications still to come */
     uint32_t pad0_;
     ssize_t res;                   /* the end, while deferred */
-    struct vigil__nreq *next;      /* send queue; deferred queue */
+    struct vigil__nreq *next;      /* send queue */
+    struct vigil__nreq *done_next; /* deferred queue (a send may be on both at once) */
     struct vigil__ring_op op;
     const char *buf;               /* SEND, SENDZC, SENDTO, RECV */
     size_t len;                    /* bytes (SEND...), iovec count (SENDV) */

@@ -28,10 +28,10 @@ static void run_done(vigil_loop *loop, struct vigil__deferred *d)
     struct vigil__net *n = (struct vigil__net *)((char *)d - offsetof(struct vigil__net, done_later));
     struct vigil__nreq *r;
     while ((r = n->done_head)) {
-        n->done_head = r->next;
+        n->done_head = r->done_next;
         if (!n->done_head)
             n->done_tail = NULL;
-        r->next = NULL;
+        r->done_next = NULL;
         if (r->kind == VIGIL__NK_RECV || r->kind == VIGIL__NK_CONNECT)
             vigil__net_single_done(loop, n, r, r->res);
         else if (r->sock && r->sock->sq_head == r)
@@ -45,9 +45,9 @@ void vigil__net_defer(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq
 {
     r->state = VIGIL__NR_DONE;
     r->res = res;
-    r->next = NULL;
+    r->done_next = NULL;
     if (n->done_tail)
-        n->done_tail->next = r;
+        n->done_tail->done_next = r;
     else
         n->done_head = r;
     n->done_tail = r;

@@ -162,10 +162,15 @@ static void readable(vigil_loop *loop, struct vigil__net *n, struct vigil__sock 
     struct sockaddr_storage from;
     socklen_t fl = sizeof from;
     bool dgram = s->state & VIGIL__S_DGRAM;
-    ssize_t k = dgram ? recvfrom(s->fd, base, p->size, MSG_DONTWAIT, (struct sockaddr *)&from, &fl)
+    ssize_t k = dgram ? recvfrom(s->fd, base, p->size, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &fl)
                       : recv(s->fd, base, p->size, MSG_DONTWAIT);
     if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
         p->stack[p->nfree++] = id;
+        return;
+    }
+    if (dgram && k > (ssize_t)p->size) { /* cut to the buffer: reported, not delivered */
+        p->stack[p->nfree++] = id;
+        vigil__net_deliver(loop, n, s, -EMSGSIZE, UINT32_MAX, 0, (struct sockaddr *)&from, fl);
         return;
     }
     if (k < 0 || (k == 0 && !dgram)) {

@@ -148,9 +148,14 @@ void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__s
         n->eng->rx_update(loop, n, s);
         vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, (int64_t)VIGIL_NET_ACCEPT_BACKOFF_MS * 1000000, 0, 0,
                           backoff_done);
+        if (s->state & VIGIL__S_NOFD_TOLD)
+            return; /* the retries of one shortage are not news */
+        s->state |= VIGIL__S_NOFD_TOLD;
         s->accept_cb(loop, vigil__sock_pub(s), fd);
         return;
     }
+    if (fd >= 0)
+        s->state &= ~VIGIL__S_NOFD_TOLD;
     if (fd < 0) {
         s->state &= ~VIGIL__S_ACCEPT;
         rx_stopped(loop, n, s);
@@ -266,8 +271,8 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
         else
             n->eng->buf_put(loop, n, id);
     }
-    if (res < 0 || (res == 0 && !dgram))
-        stream_off(loop, n, s);
+    if ((res < 0 && !(dgram && res == -EMSGSIZE)) || (res == 0 && !dgram))
+        stream_off(loop, n, s); /* a datagram too long for a buffer does not stop it */
     if (dgram)
         s->recvfrom_cb(loop, vigil__sock_pub(s), res, b, from, fromlen);
     else
@@ -373,8 +378,10 @@ void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__
     if (!s->sq_head)
         s->sq_tail = NULL;
     r->next = NULL;
-    if (r->cancel && out >= 0 && r->kind != VIGIL__NK_SENDTO && r->done < r->len && r->kind != VIGIL__NK_SENDV)
-        out = -ECANCELED; /* cut short by its cancellation */
+    /* Cut short by its cancellation (len counts iovecs for a vector). */
+    bool whole = r->kind == VIGIL__NK_SENDV ? r->iov_i >= r->len : r->done >= r->len;
+    if (r->cancel && out >= 0 && r->kind != VIGIL__NK_SENDTO && !whole)
+        out = -ECANCELED;
     /* The next send goes to the engine before this callback runs, so a send started by
      * the callback queues behind it. */
     struct vigil__nreq *next = s->sq_head;
@@ -591,6 +598,8 @@ int vigil_net_cancel(vigil_loop *loop, vigil_net_req *req)
     if (!loop || !r)
         return -EINVAL;
     struct vigil__net *n = net(loop);
+    if (n && r->state == VIGIL__NR_DONE)
+        return 0; /* ended already, its callback not run yet: it runs once, as it is */
     if (!n || (r->state != VIGIL__NR_QUEUED && r->state != VIGIL__NR_INFLIGHT))
         return -ENOENT;
     if (r->cancel)

@@ -132,6 +132,11 @@ static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res
             struct io_uring_recvmsg_out *o = io_uring_recvmsg_validate(base, res, &s->rx_msg);
             if (!o) {
                 n->eng->buf_put(loop, n, id);
+            } else if (o->flags & MSG_TRUNC) { /* cut to the buffer: reported, not delivered */
+                socklen_t nl = o->namelen > s->rx_msg.msg_namelen ? s->rx_msg.msg_namelen : o->namelen;
+                n->eng->buf_put(loop, n, id);
+                vigil__net_deliver(loop, n, s, -EMSGSIZE, UINT32_MAX, 0,
+                                   (struct sockaddr *)io_uring_recvmsg_name(o), nl);
             } else {
                 char *payload = io_uring_recvmsg_payload(o, &s->rx_msg);
                 uint32_t plen = io_uring_recvmsg_payload_length(o, res, &s->rx_msg);
