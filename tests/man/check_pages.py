@@ -53,7 +53,7 @@ def header_decls():
                 d = m.group(1)
                 name = re.search(r"([A-Za-z_]\w*)\s*\(", d).group(1)
                 decls[name] = norm(d)
-            for m in re.finditer(r"static inline\s+([^;{}]*?\))\s*\{", flat):
+            for m in re.finditer(r"(static inline\s+[^;{}]*?\))\s*\{", flat):
                 d = m.group(1)
                 name = re.search(r"([A-Za-z_]\w*)\s*\(", d).group(1)
                 decls[name] = norm(d)
