@@ -116,8 +116,9 @@ def quote(s):
     return '"' + esc(s).replace('"', "\\(dq") + '"'
 
 
-def prototype(text):
-    """A C prototype as .BI lines: one line per parameter, names in italics."""
+def prototype(text, width=78):
+    """A C prototype as .BI lines: bold, the parameter names italic, as many parameters
+    on a line as fit in width columns, continuation lines aligned after the '('."""
     text = " ".join(text.split())
     m = re.match(r"^(.*?)\b([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*;$", text)
     if not m:
@@ -125,20 +126,45 @@ def prototype(text):
     ret, name, params = m.group(1), m.group(2), m.group(3)
     head = ret + name + "("
     parts = split_params(params)
-    lines = []
+    if not parts:
+        return [".B " + quote(head + ");")]
     indent = " " * len(head)
+    lines = []
+    args, col = [], 0           # the current line's .BI arguments (bold, italic, ...)
     for k, p in enumerate(parts):
-        last = k == len(parts) - 1
-        tail = ");" if last else ","
-        lead = head if k == 0 else indent
+        tail = ");" if k == len(parts) - 1 else ","
         pm = re.match(r"^(.*?)([A-Za-z_][A-Za-z0-9_]*)$", p)
         if p in ("void", "...") or not pm or pm.group(1).strip() == "":
-            lines.append(".B " + quote(lead + p + tail))
+            typ, nm = p, ""
         else:
-            lines.append(".BI " + quote(lead + pm.group(1)) + " " + pm.group(2) + " " + quote(tail))
-    if not parts:
-        lines.append(".B " + quote(head + ");"))
-    return lines
+            typ, nm = pm.group(1), pm.group(2)
+        piece = len(typ) + len(nm) + len(tail) + (1 if args else 0)
+        if args and col + piece > width:
+            lines.append(args)
+            args, col = [], 0
+        if not args:
+            lead = head if not lines else indent
+            args = [lead + typ, nm, tail]
+            col = len(lead) + len(typ) + len(nm) + len(tail)
+        else:
+            args[-1] += " " + typ
+            args += [nm, tail]
+            col += piece
+    lines.append(args)
+    out = []
+    for a in lines:
+        # .BI alternates bold and italic; an empty italic name (void, ...) merges.
+        merged = [a[0]]
+        for i in range(1, len(a), 2):
+            if a[i] == "":
+                merged[-1] += a[i + 1]
+            else:
+                merged += [a[i], a[i + 1]]
+        if len(merged) == 1:
+            out.append(".B " + quote(merged[0]))
+        else:
+            out.append(".BI " + " ".join(quote(x) if j % 2 == 0 else x for j, x in enumerate(merged)))
+    return out
 
 
 def parse(path):
