@@ -21,6 +21,21 @@ for f in man3/*.3 man7/*.7; do
   # status still fails the script on a real error.
   mandoc -Thtml -W stop -Ostyle=style.css,man=%N.%S.html "$f" > "$tmp/html/$b.html"
 done
+# References to pages of this manual become links (mandoc links only mdoc's .Xr).
+python3 - "$tmp/html" <<'PY'
+import os, re, sys
+d = sys.argv[1]
+have = set(os.listdir(d))
+def link(m):
+    f = "%s.%s.html" % (m.group(1), m.group(2))
+    return '<a href="%s"><b>%s</b>(%s)</a>' % (f, m.group(1), m.group(2)) if f in have else m.group(0)
+for f in sorted(have):
+    p = os.path.join(d, f)
+    t = open(p, encoding="utf-8").read()
+    n = re.sub(r"<b>([A-Za-z_][A-Za-z0-9_]*)</b>\(([0-9])\)", link, t)
+    if n != t:
+        open(p, "w", encoding="utf-8").write(n)
+PY
 {
   echo '<!DOCTYPE html>'
   echo '<html lang="en"><head><meta charset="utf-8"><link rel="stylesheet" href="style.css">'

@@ -32,7 +32,7 @@ for f in "${files[@]}"; do
   line=$(head -n1 "$f" | awk '{ print $2 }')
   if [[ $f == *.frag ]]; then
     { echo '#include <vigil.h>'; cat "$f"; } > "$f.c"
-    cmd=("$cc" "${flags[@]}" "${san[@]}" -c "$f.c" -o "$f.o")
+    cmd=("$cc" "${flags[@]}" -Wno-unused-function "${san[@]}" -c "$f.c" -o "$f.o")
   else
     cp "$f" "$f.c"
     cmd=("$cc" "${flags[@]}" "${san[@]}" "$f.c" -o "$f.bin" -L "$(dirname "$lib")" -lvigil
