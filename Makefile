@@ -4,6 +4,7 @@
 #   make test-tsan       (part of make test) ThreadSanitizer build, the threaded tests
 #   make lab [BENCH=name] [QUICK=1]   release build, benchmarks, tables, report in build/lab/
 #   make install [PREFIX=/usr/local]
+#   make man-html        regenerate docs/man/ (the manual as HTML) from man/pages/
 #   make abi-baseline    rewrite abi/libvigil.abi on purpose (after a version bump; see scripts/abi.sh)
 #   make abi-check       the ABI check alone (make test runs it as the ctest test abi_check)
 # BUILD=dir puts the build trees elsewhere (parallel work in one checkout).
@@ -14,7 +15,7 @@ PYTHON  := /usr/bin/python3
 CTEST_ARGS ?=
 CMAKE_ARGS ?=
 
-.PHONY: all lib test lab install clean deps-test deps-lab abi-check abi-baseline
+.PHONY: all lib test lab install clean deps-test deps-lab abi-check abi-baseline man-html
 
 all: lib
 
@@ -47,6 +48,9 @@ abi-baseline: deps-test
 
 install: lib
 	@cmake --install $(BUILD)/rel --prefix $(PREFIX)
+
+man-html: deps-test
+	@bash scripts/man-html.sh
 
 # ThreadSanitizer: a build of its own ($(BUILD)/tsan: TSan and ASan cannot share a
 # process) running the tests labelled "threads" (vigil_test THREADS). A report fails
