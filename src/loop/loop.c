@@ -47,7 +47,7 @@ int vigil_loop_wakeup(vigil_loop *loop)
     if (!loop)
         return -EINVAL;
     /* Only the first wakeup since the loop last drained writes: later ones coalesce. */
-    if (atomic_exchange_explicit(&loop->wake_pending, 1, memory_order_acq_rel) == 0) {
+    if (atomic_exchange_explicit(&loop->wake_pending, 1, memory_order_seq_cst) == 0) {
         uint64_t one = 1;
         if (write(loop->wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
             return -errno;
@@ -59,13 +59,20 @@ static void wake_cb(vigil_loop *loop, vigil_io *w, int revents)
 {
     (void)w;
     (void)revents;
-    /* Clear the flag before draining: a wakeup racing with us either sees 0 and writes
-     * (we or the next turn drain it), or saw 1 before we cleared and is served by the
-     * on_wakeup call below, which runs after both. */
-    atomic_store_explicit(&loop->wake_pending, 0, memory_order_release);
+    /* Drain, then clear the flag, then call on_wakeup. A wakeup racing with us either
+     * saw 1 (before the clear: it wrote nothing and is served by the on_wakeup call
+     * below, which runs after) or saw 0 (after the clear: its write makes the eventfd
+     * readable again, a later turn comes here). Clearing before draining was wrong: a
+     * wakeup that saw 0 between the clear and the drain had its write drained here
+     * while the flag it set stayed 1, and every later vigil_loop_wakeup was dropped. */
     uint64_t v;
     while (read(loop->wake_fd, &v, sizeof v) < 0 && errno == EINTR) {
     }
+    /* A full barrier (seq_cst exchange, not a release store): what on_wakeup reads next
+     * must not be read before the clear is visible, or a wakeup that saw 1 just before
+     * the clear would have its work missed by on_wakeup (x86 lets a load pass a
+     * buffered store). */
+    atomic_exchange_explicit(&loop->wake_pending, 0, memory_order_seq_cst);
     if (loop->on_wakeup)
         loop->on_wakeup(loop, loop->data);
 }

@@ -439,12 +439,16 @@ int vigil_mq_watch_stop(vigil_loop *loop, vigil_mq_watch *pub)
 
 int vigil_mq_watch_active(const vigil_mq_watch *pub)
 {
+    if (!pub)
+        return 0; /* as the other _active calls */
     const struct mqw *w = (const struct mqw *)(const void *)pub->private_;
     return (w->state & MQW_ACTIVE) != 0;
 }
 
 int vigil_mq_watch_threaded(const vigil_mq_watch *pub)
 {
+    if (!pub)
+        return 0; /* as the other _active calls */
     const struct mqw *w = (const struct mqw *)(const void *)pub->private_;
     return (w->state & MQW_THREAD) != 0;
 }
