@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define VIGIL_VERSION_MAJOR 0
-#define VIGIL_VERSION_MINOR 1
+#define VIGIL_VERSION_MINOR 2
 #define VIGIL_VERSION_PATCH 0
 #define VIGIL_VERSION_HEX ((VIGIL_VERSION_MAJOR << 16) | (VIGIL_VERSION_MINOR << 8) | VIGIL_VERSION_PATCH)
 
@@ -251,6 +251,7 @@ VIGIL_EXPORT int vigil_signal_active(const vigil_signal *w);
 /* ----------------------------------------------- more watchers, by feature */
 #include "vigil/file.h"
 #include "vigil/mq_watch.h"
+#include "vigil/net.h"
 
 #ifdef __cplusplus
 }

@@ -84,13 +84,14 @@ enum { VIGIL__CLK_MONO = 0, VIGIL__CLK_BOOT = 1, VIGIL__CLK_REAL = 2, VIGIL__CLK
 /* Modules. A feature keeps its per-loop state in a struct of its own, made by the
  * feature (on first use, or by vigil_loop_new for timers) and attached to its slot with
  * vigil__module_attach; vigil_loop_free calls each attached module's fini in reverse
- * slot order (file I/O first, whose draining callbacks may still use timers; timers
+ * slot order (sockets first, then file I/O, whose draining callbacks may still use timers; timers
  * last). */
 enum vigil__module_id {
     VIGIL__MOD_TIMERS = 0,
     VIGIL__MOD_SIGNALS,
     VIGIL__MOD_MQ_WATCH,
     VIGIL__MOD_FILE,
+    VIGIL__MOD_NET,
     VIGIL__MOD_N
 };
 typedef void (*vigil__module_fini)(vigil_loop *loop, void *state);

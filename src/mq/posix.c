@@ -9,6 +9,7 @@
  */
 #include "mq/futex.h"
 #include "mq/mq_internal.h"
+#include "mq/posix_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,40 +30,25 @@
 #define NAME_PREFIX "vigil.mq."
 #define PREFIX_LEN 9
 
-struct mqd_ent {
-    _Atomic int used;
-    int flags;                   /* O_ACCMODE bits | O_NONBLOCK */
-    struct vigil__mq q;
-    size_t map_bytes;
-    /* SIGEV_THREAD helper started through this descriptor */
-    bool has_thr;
-    pid_t thr_pid;
-    pthread_t thr;
-    _Atomic uint32_t helper_gen; /* bumped to stop the helper */
-};
-
-static struct mqd_ent table[VIGIL_MQ_OPEN_MAX];
+/* The table and its entry (struct vigil__mqd_ent) are in posix_int.h, with send and
+ * receive: the LD_PRELOAD library compiles those in place (posix_int.h says why). */
+struct vigil__mqd_ent vigil__mqd_table[VIGIL_MQ_OPEN_MAX];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t token_counter;
 
 static int fail(int neg_errno)
 {
-    errno = -neg_errno;
-    return -1;
+    return vigil__mqd_fail(neg_errno);
 }
 
-static struct mqd_ent *ent_get(mqd_t d)
+static struct vigil__mqd_ent *ent_get(mqd_t d)
 {
-    if ((unsigned)d >= VIGIL_MQ_OPEN_MAX)
-        return NULL;
-    struct mqd_ent *e = &table[d];
-    /* Acquire pairs with the release store at open: q is filled in before used. */
-    return atomic_load_explicit(&e->used, memory_order_acquire) ? e : NULL;
+    return vigil__mqd_get(d);
 }
 
 struct vigil__mq *vigil__mq_get(mqd_t d)
 {
-    struct mqd_ent *e = ent_get(d);
+    struct vigil__mqd_ent *e = ent_get(d);
     return e ? &e->q : NULL;
 }
 
@@ -89,7 +75,7 @@ static int name_path(const char *name, char *path, size_t len)
 }
 
 /* Maps an open queue file and validates it. */
-static int map_fd(int fd, struct mqd_ent *e)
+static int map_fd(int fd, struct vigil__mqd_ent *e)
 {
     struct stat st;
     if (fstat(fd, &st) < 0)
@@ -160,6 +146,11 @@ mqd_t vigil_mq_open(const char *name, int oflag, ...)
         attr = va_arg(ap, struct mq_attr *);
         va_end(ap);
     }
+    return vigil__mq_open_fd(name, oflag, mode, attr, -1);
+}
+
+mqd_t vigil__mq_open_fd(const char *name, int oflag, mode_t mode, struct mq_attr *attr, int prog_fd)
+{
     char path[PATH_MAX];
     int r = name_path(name, path, sizeof path);
     if (r < 0)
@@ -182,8 +173,10 @@ mqd_t vigil_mq_open(const char *name, int oflag, ...)
 
     pthread_mutex_lock(&table_lock);
     int d = -1;
-    for (int i = 0; i < VIGIL_MQ_OPEN_MAX; i++)
-        if (!atomic_load_explicit(&table[i].used, memory_order_relaxed)) {
+    if ((unsigned)prog_fd < VIGIL_MQ_OPEN_MAX && !atomic_load_explicit(&vigil__mqd_table[prog_fd].used, memory_order_relaxed))
+        d = prog_fd; /* the preload's fast lookup (posix_int.h) */
+    for (int i = 0; d < 0 && i < VIGIL_MQ_OPEN_MAX; i++)
+        if (!atomic_load_explicit(&vigil__mqd_table[i].used, memory_order_relaxed)) {
             d = i;
             break;
         }
@@ -191,7 +184,7 @@ mqd_t vigil_mq_open(const char *name, int oflag, ...)
         r = -EMFILE;
         goto out_unlock;
     }
-    struct mqd_ent *e = &table[d];
+    struct vigil__mqd_ent *e = &vigil__mqd_table[d];
     for (int tries = 0;; tries++) {
         if (tries > 100) {
             r = -EAGAIN; /* created and unlinked under us, again and again */
@@ -224,6 +217,7 @@ mqd_t vigil_mq_open(const char *name, int oflag, ...)
         break;
     }
     e->flags = oflag & (O_ACCMODE | O_NONBLOCK);
+    atomic_store_explicit(&e->fd1, prog_fd >= 0 ? prog_fd + 1 : 0, memory_order_relaxed);
     e->has_thr = false;
     /* Release: a thread that sees used sees q filled in. */
     atomic_store_explicit(&e->used, 1, memory_order_release);
@@ -236,7 +230,7 @@ out_unlock:
 /* Tells this descriptor's SIGEV_THREAD helper to stop (table_lock held). Returns
  * whether the caller must join it, after releasing table_lock: the helper may be inside
  * the user's function, which may call back into vigil_mq_* (and take table_lock). */
-static bool helper_stop(struct mqd_ent *e, pthread_t *thr)
+static bool helper_stop(struct vigil__mqd_ent *e, pthread_t *thr)
 {
     if (!e->has_thr)
         return false;
@@ -258,7 +252,7 @@ static bool helper_stop(struct mqd_ent *e, pthread_t *thr)
 int vigil_mq_close(mqd_t mqdes)
 {
     pthread_mutex_lock(&table_lock);
-    struct mqd_ent *e = ent_get(mqdes);
+    struct vigil__mqd_ent *e = ent_get(mqdes);
     if (!e) {
         pthread_mutex_unlock(&table_lock);
         return fail(-EBADF);
@@ -269,6 +263,7 @@ int vigil_mq_close(mqd_t mqdes)
     bool join = helper_stop(e, &thr);
     void *base = e->q.base;
     size_t bytes = e->map_bytes;
+    atomic_store_explicit(&e->fd1, 0, memory_order_relaxed);
     atomic_store_explicit(&e->used, 0, memory_order_relaxed);
     memset(&e->q, 0, sizeof e->q);
     pthread_mutex_unlock(&table_lock);
@@ -290,26 +285,12 @@ int vigil_mq_unlink(const char *name)
     return 0;
 }
 
-/* The kernel checks a timed call's timespec first, before the descriptor, the mode,
- * the size and whether the call would block (POSIX's text only requires it when the
- * call blocks): programs see the kernel's order, so vigil gives it. */
-static bool timeout_bad(const struct timespec *abs_timeout)
-{
-    return abs_timeout && (abs_timeout->tv_sec < 0 || abs_timeout->tv_nsec < 0 || abs_timeout->tv_nsec >= 1000000000L);
-}
-
+/* Send and receive are posix_int.h's (the preload library's mq_send and mq_receive
+ * inline the same code). */
 int vigil_mq_timedsend(mqd_t mqdes, const char *msg_ptr, size_t msg_len, unsigned msg_prio,
                        const struct timespec *abs_timeout)
 {
-    if (timeout_bad(abs_timeout))
-        return fail(-EINVAL);
-    if (msg_prio >= MQ_PRIO_MAX)
-        return fail(-EINVAL);
-    struct mqd_ent *e = ent_get(mqdes);
-    if (!e || ((e->flags & O_ACCMODE) != O_WRONLY && (e->flags & O_ACCMODE) != O_RDWR))
-        return fail(-EBADF);
-    int r = vigil__mq_send(&e->q, msg_ptr, msg_len, msg_prio, abs_timeout, e->flags & O_NONBLOCK);
-    return r < 0 ? fail(r) : 0;
+    return vigil__mqd_send(ent_get(mqdes), msg_ptr, msg_len, msg_prio, abs_timeout);
 }
 
 int vigil_mq_send(mqd_t mqdes, const char *msg_ptr, size_t msg_len, unsigned msg_prio)
@@ -320,13 +301,7 @@ int vigil_mq_send(mqd_t mqdes, const char *msg_ptr, size_t msg_len, unsigned msg
 ssize_t vigil_mq_timedreceive(mqd_t mqdes, char *msg_ptr, size_t msg_len, unsigned *msg_prio,
                               const struct timespec *abs_timeout)
 {
-    if (timeout_bad(abs_timeout))
-        return fail(-EINVAL);
-    struct mqd_ent *e = ent_get(mqdes);
-    if (!e || ((e->flags & O_ACCMODE) != O_RDONLY && (e->flags & O_ACCMODE) != O_RDWR))
-        return fail(-EBADF);
-    ssize_t r = vigil__mq_receive(&e->q, msg_ptr, msg_len, msg_prio, abs_timeout, e->flags & O_NONBLOCK);
-    return r < 0 ? fail((int)r) : r;
+    return vigil__mqd_receive(ent_get(mqdes), msg_ptr, msg_len, msg_prio, abs_timeout);
 }
 
 ssize_t vigil_mq_receive(mqd_t mqdes, char *msg_ptr, size_t msg_len, unsigned *msg_prio)
@@ -336,7 +311,7 @@ ssize_t vigil_mq_receive(mqd_t mqdes, char *msg_ptr, size_t msg_len, unsigned *m
 
 int vigil_mq_getattr(mqd_t mqdes, struct mq_attr *attr)
 {
-    struct mqd_ent *e = ent_get(mqdes);
+    struct vigil__mqd_ent *e = ent_get(mqdes);
     if (!e)
         return fail(-EBADF);
     long cur = vigil__mq_curmsgs(&e->q);
@@ -352,7 +327,7 @@ int vigil_mq_getattr(mqd_t mqdes, struct mq_attr *attr)
 
 int vigil_mq_setattr(mqd_t mqdes, const struct mq_attr *newattr, struct mq_attr *oldattr)
 {
-    struct mqd_ent *e = ent_get(mqdes);
+    struct vigil__mqd_ent *e = ent_get(mqdes);
     if (!e)
         return fail(-EBADF);
     if (!newattr || (newattr->mq_flags & ~(long)O_NONBLOCK))
@@ -367,7 +342,7 @@ int vigil_mq_setattr(mqd_t mqdes, const struct mq_attr *newattr, struct mq_attr 
 /* ---------------------------------------------------------- notification */
 
 struct helper_ctx {
-    struct mqd_ent *e;
+    struct vigil__mqd_ent *e;
     struct vigil__mq_hdr *h;     /* the mapping stays until the helper is joined */
     uint32_t gen;
     uint64_t token;
@@ -415,7 +390,7 @@ int vigil_mq_notify(mqd_t mqdes, const struct sigevent *sevp)
         }
     }
     pthread_mutex_lock(&table_lock);
-    struct mqd_ent *e = ent_get(mqdes);
+    struct vigil__mqd_ent *e = ent_get(mqdes);
     int r = 0;
     bool join = false;
     pthread_t old_thr;

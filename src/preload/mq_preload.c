@@ -65,12 +65,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mq/posix_int.h"
 #include "vigil/mq.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 /* Reserved fd -> vigil descriptor + 1 (0: not a queue), for fds below FAST_FDS: one load
- * per call. 128 KiB of zero pages; only the pages of the numbers used are touched. */
+ * per lookup. 128 KiB of zero pages; only the pages of the numbers used are touched.
+ * close() and the calls other than send and receive look here; mq_send and mq_receive
+ * first try the entry of the vigil descriptor equal to fd (ent_of). */
 #define FAST_FDS 65536
 static _Atomic uint16_t by_fd[FAST_FDS];
 /* Vigil descriptor -> reserved fd + 1 (0: none): the way back for close, and the
@@ -99,6 +102,35 @@ static inline mqd_t vigil_of(mqd_t fd)
     if (__builtin_expect((unsigned)fd < FAST_FDS, 1))
         return (mqd_t)atomic_load_explicit(&by_fd[fd], memory_order_acquire) - 1;
     return vigil_of_slow(fd);
+}
+
+/* ent_of() when the program's fd is not the vigil descriptor (fd >= VIGIL_MQ_OPEN_MAX,
+ * or its entry was taken when the queue was opened), or not a queue: through by_fd. */
+__attribute__((noinline)) static struct vigil__mqd_ent *ent_of_mapped(mqd_t fd)
+{
+    return vigil__mqd_get(vigil_of(fd));
+}
+
+/* The posix front's entry behind a program's mqd_t, or NULL (EBADF), for the hot calls.
+ * Why they are cheap: mq_send and mq_receive run posix_int.h's checks in place instead
+ * of calling vigil_mq_timed* (one call level less and, with no timeout, no timeout test),
+ * and open_queue asks for the vigil descriptor equal to the program's fd, which it gets
+ * whenever fd < VIGIL_MQ_OPEN_MAX and that entry is free. The entry is then found from
+ * fd itself, as vigil_mq_send finds it from its mqd_t: a shift and the entry's own load
+ * (its fd1 tag, in the line the call reads anyway, says it is fd's). Looking by_fd up
+ * first put one more dependent load (and an index computation) in front of every send
+ * and receive, before the load of the queue's header and the lock. */
+static inline struct vigil__mqd_ent *ent_of(mqd_t fd)
+{
+    if (__builtin_expect((unsigned)fd < VIGIL_MQ_OPEN_MAX, 1)) {
+        struct vigil__mqd_ent *e = &vigil__mqd_table[fd];
+        /* Acquire pairs with the release store at open (posix.c), as vigil__mqd_get. */
+        if (__builtin_expect(atomic_load_explicit(&e->used, memory_order_acquire) &&
+                                 atomic_load_explicit(&e->fd1, memory_order_relaxed) == fd + 1,
+                             1))
+            return e;
+    }
+    return ent_of_mapped(fd);
 }
 
 static void publish(int fd, mqd_t v)
@@ -169,7 +201,7 @@ static mqd_t open_queue(const char *name, int oflag, mode_t mode, struct mq_attr
         errno = EEXIST;
         return -1;
     }
-    mqd_t v = vigil_mq_open(name, oflag, mode, attr);
+    mqd_t v = vigil__mq_open_fd(name, oflag, mode, attr, fd); /* v == fd if it can (ent_of) */
     if (v < 0) {
         int e = errno;
         real_close(fd);
@@ -236,24 +268,24 @@ EXPORT int mq_unlink(const char *name)
 
 EXPORT int mq_send(mqd_t mqdes, const char *msg_ptr, size_t msg_len, unsigned int msg_prio)
 {
-    return vigil_mq_timedsend(vigil_of(mqdes), msg_ptr, msg_len, msg_prio, NULL); /* = vigil_mq_send */
+    return vigil__mqd_send(ent_of(mqdes), msg_ptr, msg_len, msg_prio, NULL); /* = vigil_mq_send */
 }
 
 EXPORT ssize_t mq_receive(mqd_t mqdes, char *msg_ptr, size_t msg_len, unsigned int *msg_prio)
 {
-    return vigil_mq_timedreceive(vigil_of(mqdes), msg_ptr, msg_len, msg_prio, NULL); /* = vigil_mq_receive */
+    return vigil__mqd_receive(ent_of(mqdes), msg_ptr, msg_len, msg_prio, NULL); /* = vigil_mq_receive */
 }
 
 EXPORT int mq_timedsend(mqd_t mqdes, const char *msg_ptr, size_t msg_len, unsigned int msg_prio,
                         const struct timespec *abs_timeout)
 {
-    return vigil_mq_timedsend(vigil_of(mqdes), msg_ptr, msg_len, msg_prio, abs_timeout);
+    return vigil__mqd_send(ent_of(mqdes), msg_ptr, msg_len, msg_prio, abs_timeout);
 }
 
 EXPORT ssize_t mq_timedreceive(mqd_t mqdes, char *msg_ptr, size_t msg_len, unsigned int *msg_prio,
                                const struct timespec *abs_timeout)
 {
-    return vigil_mq_timedreceive(vigil_of(mqdes), msg_ptr, msg_len, msg_prio, abs_timeout);
+    return vigil__mqd_receive(ent_of(mqdes), msg_ptr, msg_len, msg_prio, abs_timeout);
 }
 
 EXPORT int mq_notify(mqd_t mqdes, const struct sigevent *sevp)

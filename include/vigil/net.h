@@ -1,0 +1,200 @@
+/* vigil: sockets as completions.
+ *
+ * A readiness loop tells a program that a socket is readable; the program then calls
+ * recv() and send() itself, two system calls per request beside the turn's wait. Here
+ * the program asks for the work -- accept, connect, receive, send -- and vigil tells it
+ * when the work is done:
+ *
+ *   io_uring  every request is an io_uring operation that rides the turn's one
+ *             io_uring_enter: multishot accept, multishot receive into a provided-buffer
+ *             ring the loop owns, send with MSG_WAITALL (the kernel continues a short
+ *             send itself), connect, multishot recvmsg for datagrams, SEND_ZC;
+ *   epoll,    vigil emulates the completions with readiness and non-blocking calls: a
+ *   poll      send is tried at once (done in the call, reported at the turn's completion
+ *             point); a receive reads when the socket is readable. A program runs
+ *             unchanged on all three and gets the same callbacks in the same order.
+ *
+ *   vigil_sock s = {0};                       // caller-owned, zeroed before first use
+ *   vigil_sock_open(loop, &s, fd);           // vigil owns fd from here on
+ *   vigil_sock_recv_start(loop, &s, on_data); // data arrives in loop-owned buffers
+ *   ... on_data(loop, &s, n, buf): use buf->data[0..n), then vigil_buf_put(loop, buf)
+ *   vigil_sock_send(loop, &s, &req, p, len, on_sent); // on_sent once every byte is sent
+ *   vigil_sock_close(loop, &s, on_closed);    // every request completes, then on_closed
+ *
+ * Memory: sockets and requests are the caller's structs (embed them in your own
+ * objects); receive buffers come from one pool per loop, allocated once by
+ * vigil_net_setup (or the first vigil_sock_open). No request allocates anything.
+ *
+ * Callbacks run in the loop thread, never inside the call that started the work. Every
+ * request's callback runs exactly once: with its result, or -ECANCELED when its socket
+ * was closed or the request cancelled first, or when the loop is freed with it in flight
+ * (vigil_loop_free closes every socket still open). Loop thread only, as every vigil
+ * call but vigil_loop_wakeup.
+ */
+#ifndef VIGIL_NET_H
+#define VIGIL_NET_H
+/* Included by vigil.h; may also be included on its own. */
+
+#include "vigil.h"
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vigil_sock vigil_sock;
+typedef struct vigil_net_req vigil_net_req;
+typedef struct vigil_buf vigil_buf;
+
+/* A receive buffer of the loop's pool, lent to the program by a receive callback. Give
+ * it back with vigil_buf_put once done with its bytes (it may be kept across turns, e.g.
+ * until the send that echoes it completes). While the pool is empty no socket receives:
+ * the data waits in the kernel, and receiving resumes when buffers come back. */
+struct vigil_buf {
+    char *data;           /* the received bytes */
+    uint32_t len;         /* how many (the callback's res) */
+    uint32_t private_id;  /* the library's: the buffer's index in the pool */
+};
+
+/* fd >= 0: a new connection (close-on-exec; hand it to vigil_sock_open, or close it).
+ * fd < 0: a negative errno; -EMFILE/-ENFILE are reported once, then accepting pauses
+ * for VIGIL_NET_ACCEPT_BACKOFF_MS and retries by itself after each such pause (no busy
+ * loop); retries that fail the same way are not reported again until a connection has
+ * been accepted. Any other error stops accepting (vigil_sock_accepting() turns 0). */
+typedef void (*vigil_accept_cb)(vigil_loop *loop, vigil_sock *listener, int fd);
+/* res > 0: buf holds res bytes (give buf back with vigil_buf_put). res == 0: end of
+ * stream (buf NULL). res < 0: a negative errno (-ECONNRESET...), buf NULL. After 0 or
+ * an error the receive stream has stopped. vigil_sock_close stops a stream as
+ * vigil_sock_recv_stop does: no callback after it (no -ECANCELED). */
+typedef void (*vigil_recv_cb)(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *buf);
+/* A datagram: as vigil_recv_cb, with the sender's address (valid during the call). A
+ * datagram of 0 bytes arrives as res 0 with a buffer, and does not stop the stream.
+ * Datagrams of up to buf_size - 144 bytes arrive whole on every backend (io_uring keeps
+ * a header and the address in the buffer); a longer one that does not fit is not
+ * delivered cut: it is reported as res -EMSGSIZE, buf NULL, with its sender, and the
+ * stream goes on. */
+typedef void (*vigil_recvfrom_cb)(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *buf,
+                                  const struct sockaddr *from, socklen_t fromlen);
+/* A request's end: res as the call would return (bytes, 0 for connect) or a negative
+ * errno. The request is idle when this runs and may be started again. */
+typedef void (*vigil_net_cb)(vigil_loop *loop, vigil_net_req *req, ssize_t res);
+/* vigil_sock_close is over: every request has completed and the fd is closed. s may be
+ * freed or reused (zero it first) from here on. */
+typedef void (*vigil_sock_close_cb)(vigil_loop *loop, vigil_sock *s);
+
+/* A socket adopted by the loop. Zero it before first use. */
+struct vigil_sock {
+    void *data;            /* the caller's */
+    int fd;                /* read-only: the socket, -1 once closed */
+    uint32_t private_w;    /* the library's */
+    uint64_t private_[58]; /* the library's (the struct is 480 bytes) */
+};
+
+/* A request: the caller's struct (zero it before first use), reused after its callback.
+ * The buffers it names must stay valid until its callback ran. */
+struct vigil_net_req {
+    void *data;            /* the caller's */
+    vigil_sock *sock;      /* read-only: the socket it was started on */
+    ssize_t result;        /* read-only: the callback's res, once it ran */
+    uint64_t private_[45]; /* the library's (the struct is 384 bytes) */
+};
+
+struct vigil_net_options {
+    uint32_t size;      /* sizeof(struct vigil_net_options); set by _init */
+    uint32_t buf_size;  /* bytes per receive buffer; default 4096 */
+    uint32_t buf_count; /* buffers in the pool, a power of two <= 32768; default 4096 */
+    uint32_t flags;     /* 0 */
+    uint64_t reserved[6];
+};
+
+/* Pause after EMFILE/ENFILE before accepting again. */
+#define VIGIL_NET_ACCEPT_BACKOFF_MS 50
+
+VIGIL_EXPORT void vigil_net_options_init(struct vigil_net_options *opt);
+/* Sets up the loop's sockets: the receive-buffer pool (and, on io_uring, registers it as
+ * a provided-buffer ring). Optional: the first vigil_sock_open sets up the defaults.
+ * -EBUSY if already set up, -EINVAL for bad options, -ENOMEM. */
+VIGIL_EXPORT int vigil_net_setup(vigil_loop *loop, const struct vigil_net_options *opt);
+
+/* Adopts fd, a socket (TCP, UDP, Unix; listening, connected or neither): from here on
+ * vigil owns it and vigil_sock_close closes it. On epoll and poll fd is made
+ * non-blocking. -ENOTSOCK if fd is not a socket, -EBADF if it is not open, -EBUSY if s
+ * is open already. */
+VIGIL_EXPORT int vigil_sock_open(vigil_loop *loop, vigil_sock *s, int fd);
+
+/* Accepting on a listening socket: cb gets each new connection. At most
+ * VIGIL_NET_ACCEPT_BATCH connections are taken per turn; the rest wait in the kernel's
+ * backlog for the next turn (the bound on what is in flight). -EINVAL if s is not
+ * listening, -EBUSY if it accepts or receives already. */
+#define VIGIL_NET_ACCEPT_BATCH 64
+VIGIL_EXPORT int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *s, vigil_accept_cb cb);
+VIGIL_EXPORT int vigil_sock_accept_stop(vigil_loop *loop, vigil_sock *s);
+VIGIL_EXPORT int vigil_sock_accepting(const vigil_sock *s);
+
+/* Connects s to addr; cb gets 0 or a negative errno (-ECONNREFUSED, -ETIMEDOUT when
+ * timeout_ns > 0 passed first). -EBUSY if s connects already, -EINVAL for a bad
+ * address length. */
+VIGIL_EXPORT int vigil_sock_connect(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const struct sockaddr *addr,
+                                    socklen_t addrlen, int64_t timeout_ns, vigil_net_cb cb);
+
+/* A receive stream: cb gets the data as it arrives, in the pool's buffers (multishot
+ * receive on io_uring). -EBUSY if s receives or accepts already, -EPIPE if s was shut
+ * down for reading. Stopping is immediate: no callback after vigil_sock_recv_stop
+ * returns (data the kernel had already placed in a buffer is kept for the next start). */
+VIGIL_EXPORT int vigil_sock_recv_start(vigil_loop *loop, vigil_sock *s, vigil_recv_cb cb);
+/* The same for datagrams, with the sender's address (multishot recvmsg on io_uring). */
+VIGIL_EXPORT int vigil_sock_recvfrom_start(vigil_loop *loop, vigil_sock *s, vigil_recvfrom_cb cb);
+VIGIL_EXPORT int vigil_sock_recv_stop(vigil_loop *loop, vigil_sock *s);
+/* Gives a buffer back to the pool (a NULL buf is ignored). */
+VIGIL_EXPORT void vigil_buf_put(vigil_loop *loop, vigil_buf *buf);
+/* Buffers lent to the program now (for tests and leak checks). */
+VIGIL_EXPORT unsigned vigil_net_bufs_lent(vigil_loop *loop);
+
+/* One receive into the caller's buffer: cb gets the byte count (> 0), 0 at end of
+ * stream, or a negative errno. -EBUSY while a receive stream runs, -EINVAL for len 0. */
+VIGIL_EXPORT int vigil_sock_recv(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, void *buf, size_t len,
+                                 vigil_net_cb cb);
+
+/* Sends len bytes; cb gets len once every byte is sent (a short send is continued by
+ * vigil, or by the kernel on io_uring), or a negative errno. Sends on one socket are
+ * performed and completed in the order they were started. Never raises SIGPIPE: a peer
+ * that went away gives -EPIPE. -EINVAL for len 0, -EPIPE after vigil_sock_shutdown
+ * (SHUT_WR), -EBUSY if req is in flight. */
+VIGIL_EXPORT int vigil_sock_send(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const void *buf, size_t len,
+                                 vigil_net_cb cb);
+/* Vectored: iovcnt (1..IOV_MAX) buffers; iov itself must stay valid until cb ran. */
+VIGIL_EXPORT int vigil_sock_sendv(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const struct iovec *iov,
+                                  int iovcnt, vigil_net_cb cb);
+/* Zero-copy send where the kernel offers it (io_uring SEND_ZC): cb reports the send as
+ * vigil_sock_send does; release then runs once the kernel no longer reads buf (after
+ * cb). Only then may buf change. On epoll and poll the bytes are copied and release
+ * runs right after cb. */
+VIGIL_EXPORT int vigil_sock_send_zc(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const void *buf,
+                                    size_t len, vigil_net_cb cb, vigil_net_cb release);
+/* One datagram to addr (addrlen <= sizeof(struct sockaddr_storage)); addr is copied. */
+VIGIL_EXPORT int vigil_sock_sendto(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const void *buf, size_t len,
+                                   const struct sockaddr *addr, socklen_t addrlen, vigil_net_cb cb);
+
+/* Cancels one request in flight: its callback runs once, later, with -ECANCELED or its
+ * result if it finished first. A send cancelled half way may have sent part of its
+ * bytes. -ENOENT if req is not in flight. */
+VIGIL_EXPORT int vigil_net_cancel(vigil_loop *loop, vigil_net_req *req);
+
+/* shutdown(2) once the sends started before it have completed (SHUT_WR, SHUT_RDWR);
+ * sends started after it fail with -EPIPE. SHUT_RD stops the receive stream now. */
+VIGIL_EXPORT int vigil_sock_shutdown(vigil_loop *loop, vigil_sock *s, int how);
+
+/* Closes s: stops accepting and receiving, completes every request in flight (its
+ * callback runs with -ECANCELED, or its result if it finished first), closes the fd,
+ * then runs cb (may be NULL). Buffers the program holds stay valid until it puts them
+ * back. -EBADF if s is not open (a second close). */
+VIGIL_EXPORT int vigil_sock_close(vigil_loop *loop, vigil_sock *s, vigil_sock_close_cb cb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

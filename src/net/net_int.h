@@ -1,0 +1,233 @@
+/* src/net/: sockets as completions (include/vigil/net.h). sock.c is the front (the API,
+ * validation, the send queue, completion and close); pool.c the per-loop state (the
+ * receive-buffer pool, the queue of completions for the completion point, the list of
+ * open sockets); the engines do the work: uring.c with io_uring operations, ready.c with
+ * readiness and non-blocking calls (epoll and poll backends). The front reaches an engine
+ * only through struct vigil__net_engine. May call: src/loop's core, src/ring. Not
+ * installed.
+ *
+ * A request's life: the front validates it (IDLE -> QUEUED on the socket's send queue,
+ * or INFLIGHT for a receive or connect), asks the engine to start it, and the engine
+ * ends it with vigil__net_finish() at a point where a callback may run (an fd event or
+ * an io_uring completion), or with vigil__net_defer() where it may not (inside the call
+ * that started it: a send the epoll engine finished at once); deferred ends run at the
+ * turn's completion point, in order.
+ */
+#ifndef VIGIL_NET_INT_H
+#define VIGIL_NET_INT_H
+
+#include "vigil/net.h"
+#include "loop/loop.h"
+#include "ring/ring.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* Socket state bits (struct vigil__sock.state). */
+#define VIGIL__S_OPEN 0x0001u      /* between open and the start of close */
+#define VIGIL__S_CLOSING 0x0002u   /* close started: waiting for requests to end */
+#define VIGIL__S_ACCEPT 0x0004u    /* accepting (the program's view) */
+#define VIGIL__S_RECV 0x0008u      /* a receive stream runs (the program's view) */
+#define VIGIL__S_DGRAM 0x0010u     /* ... delivering datagrams with addresses */
+#define VIGIL__S_STARVED 0x0020u   /* receiving waits for pool buffers */
+#define VIGIL__S_PAUSED 0x0040u    /* accepting paused after EMFILE (timer) */
+#define VIGIL__S_SHUT_WR 0x0080u   /* sends refused (shutdown asked) */
+#define VIGIL__S_SHUT_DO 0x0100u   /* shutdown(2) waits for the send queue to empty */
+#define VIGIL__S_SHUT_RD 0x0200u   /* receiving refused */
+#define VIGIL__S_ARMED_RX 0x0400u  /* uring: a multishot receive/accept op in the kernel */
+#define VIGIL__S_CONN_TIMER 0x0800u /* the timer is a connect timeout (else a backoff) */
+#define VIGIL__S_CLOSED 0x1000u    /* close finished */
+#define VIGIL__S_WBLOCK 0x2000u    /* ready.c: the send queue's head waits for writability */
+#define VIGIL__S_RX_CANCEL 0x4000u /* uring: the multishot op is being cancelled */
+#define VIGIL__S_NOFD_TOLD 0x8000u /* -EMFILE/-ENFILE reported; again only after an accept */
+
+enum { VIGIL__NK_SEND = 1, VIGIL__NK_SENDV, VIGIL__NK_SENDZC, VIGIL__NK_SENDTO, VIGIL__NK_RECV, VIGIL__NK_CONNECT };
+enum { VIGIL__RX_ACCEPT = 1, VIGIL__RX_RECV, VIGIL__RX_RECVMSG };
+enum { VIGIL__NR_IDLE = 0, VIGIL__NR_QUEUED, VIGIL__NR_INFLIGHT, VIGIL__NR_DONE };
+
+struct vigil__nreq;
+
+/* vigil_sock as the library sees it. */
+struct vigil__sock {
+    void *data;
+    int fd;
+    uint32_t state;                /* VIGIL__S_* (private_w) */
+    __extension__ union {
+        vigil_accept_cb accept_cb;
+        vigil_recv_cb recv_cb;
+        vigil_recvfrom_cb recvfrom_cb;
+    };
+    vigil_sock_close_cb close_cb;
+    struct vigil__nreq *sq_head, *sq_tail; /* sends, in start order; the head is performed */
+    struct vigil__nreq *rreq;      /* a receive into the caller's buffer, in flight */
+    struct vigil__nreq *creq;      /* a connect in flight */
+    struct vigil__sock *next, *prev; /* the loop's open sockets */
+    struct vigil__sock *starved_next; /* the loop's sockets waiting for buffers */
+    uint32_t ops;                  /* io_uring ops of this socket in flight */
+    uint32_t rx_kind;              /* uring: what rx_op is (VIGIL__RX_*) */
+    uint32_t stash_head, stash_tail; /* received buffers kept while stopped (id + 1; 0: none) */
+    uint32_t stash_n;
+    int shut_how;                  /* VIGIL__S_SHUT_DO: what to shut down */
+    uint32_t accepted;             /* accepts taken this turn (ready.c) */
+    uint64_t accept_turn;          /* the turn they were counted in */
+    struct vigil__ring_op rx_op;   /* the multishot receive or accept */
+    struct msghdr rx_msg;          /* multishot recvmsg's header (name length) */
+    vigil_io io;                   /* ready.c: the socket's readiness */
+    vigil_timer timer;             /* connect timeout, EMFILE back-off */
+    struct vigil__deferred later;  /* delivers the stash, ends a close */
+};
+_Static_assert(sizeof(struct vigil__sock) <= sizeof(vigil_sock), "vigil_sock too small");
+_Static_assert(offsetof(struct vigil__sock, data) == offsetof(vigil_sock, data) &&
+                   offsetof(struct vigil__sock, fd) == offsetof(vigil_sock, fd),
+               "struct vigil__sock must mirror vigil_sock");
+
+/* vigil_net_req as the library sees it. */
+struct vigil__nreq {
+    void *data;
+    struct vigil__sock *sock;
+    ssize_t result;
+    vigil_net_cb cb;
+    uint8_t kind;                  /* VIGIL__NK_* */
+    uint8_t state;                 /* VIGIL__NR_* */
+    uint8_t cancel;                /* cancellation asked */
+    uint8_t zc_notif;              /* SEND_ZC: notifications still to come */
+    uint32_t pad0_;
+    ssize_t res;                   /* the end, while deferred */
+    struct vigil__nreq *next;      /* send queue */
+    struct vigil__nreq *done_next; /* deferred queue (a send may be on both at once) */
+    struct vigil__ring_op op;
+    const char *buf;               /* SEND, SENDZC, SENDTO, RECV */
+    size_t len;                    /* bytes (SEND...), iovec count (SENDV) */
+    size_t done;                   /* bytes sent so far */
+    const struct iovec *iov;       /* SENDV */
+    size_t iov_i, iov_off;         /* SENDV: where the next byte is */
+    vigil_net_cb release;          /* SENDZC */
+    struct msghdr msg;             /* SENDV, SENDTO (io_uring) */
+    struct iovec one;
+    socklen_t addrlen;             /* SENDTO, CONNECT */
+    uint32_t pad_;
+    struct sockaddr_storage addr;  /* SENDTO, CONNECT */
+};
+_Static_assert(sizeof(struct vigil__nreq) <= sizeof(vigil_net_req), "vigil_net_req too small");
+_Static_assert(offsetof(struct vigil__nreq, data) == offsetof(vigil_net_req, data) &&
+                   offsetof(struct vigil__nreq, sock) == offsetof(vigil_net_req, sock) &&
+                   offsetof(struct vigil__nreq, result) == offsetof(vigil_net_req, result),
+               "struct vigil__nreq must mirror vigil_net_req");
+
+static inline struct vigil__sock *vigil__sock(vigil_sock *s)
+{
+    return (struct vigil__sock *)(void *)s;
+}
+static inline vigil_sock *vigil__sock_pub(struct vigil__sock *s)
+{
+    return (vigil_sock *)(void *)s;
+}
+static inline struct vigil__nreq *vigil__nreq(vigil_net_req *r)
+{
+    return (struct vigil__nreq *)(void *)r;
+}
+static inline vigil_net_req *vigil__nreq_pub(struct vigil__nreq *r)
+{
+    return (vigil_net_req *)(void *)r;
+}
+
+/* The receive-buffer pool: count buffers of size bytes in one mapping. On io_uring the
+ * free buffers sit in a provided-buffer ring (group 0) the kernel takes them from; on
+ * epoll and poll in a stack. */
+struct vigil__npool {
+    char *mem;
+    uint32_t size, count;
+    vigil_buf *bufs;               /* the descriptors lent to the program */
+    uint32_t *link;                /* stash links (id + 1) */
+    uint32_t *stack;               /* ready.c: free ids */
+    uint32_t nfree;
+    uint32_t lent;                 /* buffers the program holds */
+    void *br;                      /* uring.c: struct io_uring_buf_ring */
+    size_t br_bytes;
+};
+
+struct vigil__net_engine;
+
+/* The per-loop state (module VIGIL__MOD_NET). */
+struct vigil__net {
+    const struct vigil__net_engine *eng;
+    struct vigil__npool pool;
+    struct vigil__nreq *done_head, *done_tail; /* ends waiting for the completion point */
+    struct vigil__deferred done_later;
+    struct vigil__sock *open;      /* open and closing sockets */
+    struct vigil__sock *starved;   /* sockets waiting for pool buffers */
+    bool freeing;                  /* vigil_loop_free runs */
+};
+
+static inline struct vigil__net *vigil__net_of(vigil_loop *loop)
+{
+    return (struct vigil__net *)loop->mod[VIGIL__MOD_NET];
+}
+
+/* An engine. Every call is made with the socket open unless said otherwise. */
+struct vigil__net_engine {
+    const char *name;
+    int (*setup)(vigil_loop *loop, struct vigil__net *n);       /* the pool exists */
+    void (*fini)(vigil_loop *loop, struct vigil__net *n);        /* no socket left */
+    int (*open)(vigil_loop *loop, struct vigil__sock *s);
+    /* The socket's wanted receive or accept state changed (S_ACCEPT, S_RECV, S_STARVED,
+     * S_PAUSED): arm or disarm. */
+    void (*rx_update)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s);
+    /* Start performing the send queue's head (the queue was empty before it). */
+    void (*send)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
+    void (*recv)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
+    void (*connect)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
+    /* Cancel r (INFLIGHT, or the send queue's head): its end comes later. */
+    void (*cancel)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
+    /* A buffer came back to the pool. */
+    void (*buf_put)(vigil_loop *loop, struct vigil__net *n, uint32_t id);
+    /* Close started: nothing may stay armed; 0 when nothing of the socket is left in
+     * the kernel (close may finish), else its ends will come. */
+    unsigned (*close)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s);
+};
+
+extern const struct vigil__net_engine vigil__net_engine_uring;
+extern const struct vigil__net_engine vigil__net_engine_ready;
+
+/* pool.c */
+struct vigil__net *vigil__net_state(vigil_loop *loop, const struct vigil_net_options *opt, int *err);
+/* Ends r with res at the turn's completion point (from a call that started it, where
+ * no callback may run). A send queue's head ends through vigil__net_send_done, a
+ * connect or own-buffer receive through vigil__net_single_done. */
+void vigil__net_defer(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res);
+/* A pool buffer id taken by a receive, handed to the program. */
+static inline vigil_buf *vigil__net_lend(struct vigil__net *n, uint32_t id, uint32_t len, uint32_t offset)
+{
+    vigil_buf *b = &n->pool.bufs[id];
+    b->data = n->pool.mem + (size_t)id * n->pool.size + offset;
+    b->len = len;
+    n->pool.lent++;
+    return b;
+}
+
+/* sock.c: the engines' ways back */
+/* r ended with res (a callback may run here). */
+void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res);
+/* The head of s's send queue ended: out is its result (every byte counted with
+ * vigil__net_advance, or a negative errno); performs the next one. */
+void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out);
+/* Counts n more bytes sent by r; true once every byte is sent. */
+bool vigil__net_advance(struct vigil__nreq *r, size_t n);
+/* A connect or own-buffer receive ended. */
+void vigil__net_single_done(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res);
+/* Received bytes (res > 0, a pool buffer id), end of stream or an error, for s's
+ * stream; from/fromlen for a datagram. Stashes the buffer if the stream stopped. */
+void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t res, uint32_t id,
+                        uint32_t offset, const struct sockaddr *from, socklen_t fromlen);
+/* An accept's result for s. */
+void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, int fd);
+/* The pool ran dry under s: it waits for a buffer to come back. */
+void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s);
+/* A closing socket's last op ended (uring.c). */
+void vigil__net_close_maybe(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s);
+/* Where a send's next bytes are: one iovec or a run of the caller's. */
+int vigil__net_send_iov(struct vigil__nreq *r, const struct iovec **iov);
+
+#endif

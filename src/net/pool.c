@@ -1,0 +1,208 @@
+/* Sockets' per-loop state: the receive-buffer pool, the queue of ends waiting for the
+ * completion point, set-up and the end of the loop. Loop thread only.
+ */
+#include "net/net_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void net_fini(vigil_loop *loop, void *state);
+
+void vigil_net_options_init(struct vigil_net_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->size = sizeof *opt;
+    opt->buf_size = 4096;
+    opt->buf_count = 4096;
+}
+
+/* Runs the deferred ends in the order they were queued; an end queued by a callback
+ * here runs in this same pass (the queue is read until empty). */
+static void run_done(vigil_loop *loop, struct vigil__deferred *d)
+{
+    struct vigil__net *n = (struct vigil__net *)((char *)d - offsetof(struct vigil__net, done_later));
+    struct vigil__nreq *r;
+    while ((r = n->done_head)) {
+        n->done_head = r->done_next;
+        if (!n->done_head)
+            n->done_tail = NULL;
+        r->done_next = NULL;
+        if (r->kind == VIGIL__NK_RECV || r->kind == VIGIL__NK_CONNECT)
+            vigil__net_single_done(loop, n, r, r->res);
+        else if (r->sock && r->sock->sq_head == r)
+            vigil__net_send_done(loop, n, r->sock, r->res);
+        else
+            vigil__net_finish(loop, n, r, r->res);
+    }
+}
+
+void vigil__net_defer(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res)
+{
+    r->state = VIGIL__NR_DONE;
+    r->res = res;
+    r->done_next = NULL;
+    if (n->done_tail)
+        n->done_tail->done_next = r;
+    else
+        n->done_head = r;
+    n->done_tail = r;
+    vigil__defer(loop, &n->done_later);
+}
+
+static int pool_new(struct vigil__npool *p, uint32_t size, uint32_t count)
+{
+    size_t bytes = (size_t)size * count;
+    /* One mapping: pages are touched only when a receive first uses them. */
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return -ENOMEM;
+    p->bufs = calloc(count, sizeof *p->bufs);
+    p->link = calloc(count, sizeof *p->link);
+    p->stack = calloc(count, sizeof *p->stack);
+    if (!p->bufs || !p->link || !p->stack) {
+        munmap(mem, bytes);
+        free(p->bufs), free(p->link), free(p->stack);
+        return -ENOMEM;
+    }
+    p->mem = mem;
+    p->size = size;
+    p->count = count;
+    for (uint32_t i = 0; i < count; i++) {
+        p->bufs[i].private_id = i;
+        p->stack[i] = count - 1 - i; /* lowest ids first: fewer pages touched */
+    }
+    p->nfree = count;
+    return 0;
+}
+
+static void pool_free(struct vigil__npool *p)
+{
+    if (p->mem)
+        munmap(p->mem, (size_t)p->size * p->count);
+    free(p->bufs), free(p->link), free(p->stack);
+    memset(p, 0, sizeof *p);
+}
+
+struct vigil__net *vigil__net_state(vigil_loop *loop, const struct vigil_net_options *opt, int *err)
+{
+    struct vigil__net *n = vigil__net_of(loop);
+    if (n) {
+        *err = opt ? -EBUSY : 0;
+        return opt ? NULL : n;
+    }
+    struct vigil_net_options def;
+    if (!opt) {
+        vigil_net_options_init(&def);
+        opt = &def;
+    }
+    uint32_t size = opt->buf_size ? opt->buf_size : 4096, count = opt->buf_count ? opt->buf_count : 4096;
+    if (opt->size < offsetof(struct vigil_net_options, reserved) || opt->flags || size > (1u << 30) ||
+        count > 32768 || (count & (count - 1))) {
+        *err = -EINVAL;
+        return NULL;
+    }
+    n = calloc(1, sizeof *n);
+    if (!n) {
+        *err = -ENOMEM;
+        return NULL;
+    }
+    int e = pool_new(&n->pool, size, count);
+    if (e < 0) {
+        free(n);
+        *err = e;
+        return NULL;
+    }
+    n->done_later.run = run_done;
+    n->eng = loop->ring ? &vigil__net_engine_uring : &vigil__net_engine_ready;
+    e = n->eng->setup(loop, n);
+    if (e < 0) {
+        pool_free(&n->pool);
+        free(n);
+        *err = e;
+        return NULL;
+    }
+    vigil__module_attach(loop, VIGIL__MOD_NET, n, net_fini);
+    *err = 0;
+    return n;
+}
+
+int vigil_net_setup(vigil_loop *loop, const struct vigil_net_options *opt)
+{
+    if (!loop)
+        return -EINVAL;
+    struct vigil_net_options def;
+    if (!opt) {
+        vigil_net_options_init(&def);
+        opt = &def;
+    }
+    int err;
+    return vigil__net_state(loop, opt, &err) ? 0 : err;
+}
+
+unsigned vigil_net_bufs_lent(vigil_loop *loop)
+{
+    struct vigil__net *n = loop ? vigil__net_of(loop) : NULL;
+    return n ? n->pool.lent : 0;
+}
+
+void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
+{
+    struct vigil__net *n = loop ? vigil__net_of(loop) : NULL;
+    if (!n || !buf || buf->private_id >= n->pool.count || buf != &n->pool.bufs[buf->private_id])
+        return;
+    buf->data = NULL;
+    buf->len = 0;
+    n->pool.lent--;
+    n->eng->buf_put(loop, n, buf->private_id);
+    /* Sockets that waited for a buffer receive again. */
+    while (n->starved) {
+        struct vigil__sock *s = n->starved;
+        n->starved = s->starved_next;
+        s->starved_next = NULL;
+        s->state &= ~VIGIL__S_STARVED;
+        if (s->state & VIGIL__S_OPEN)
+            n->eng->rx_update(loop, n, s);
+    }
+}
+
+void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s)
+{
+    if (s->state & VIGIL__S_STARVED)
+        return;
+    s->state |= VIGIL__S_STARVED;
+    s->starved_next = n->starved;
+    n->starved = s;
+}
+
+/* vigil_loop_free: every socket still open is closed (its requests end with
+ * -ECANCELED, their callbacks run here), then the pool goes. Buffers the program still
+ * holds die with the loop. */
+static void net_fini(vigil_loop *loop, void *state)
+{
+    struct vigil__net *n = state;
+    n->freeing = true;
+    for (struct vigil__sock *s = n->open; s; s = s->next)
+        if (s->state & VIGIL__S_OPEN)
+            vigil_sock_close(loop, vigil__sock_pub(s), s->close_cb);
+    /* Ends queued for the completion point, and what the kernel still holds. */
+    for (int spins = 0; n->open || n->done_head; spins++) {
+        if (n->done_head) {
+            vigil__undefer(loop, &n->done_later);
+            run_done(loop, &n->done_later);
+            continue;
+        }
+        vigil__run_deferred(loop);
+        if (!n->open)
+            break;
+        if (!loop->ring || vigil__ring_drain(loop, loop->ring) < 0 || spins > 100000)
+            break; /* nothing more can come: give up on what is left */
+    }
+    n->eng->fini(loop, n);
+    pool_free(&n->pool);
+    free(n);
+}

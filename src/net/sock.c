@@ -1,0 +1,712 @@
+/* Sockets, the front: the API, validation, each socket's send queue, the ends of
+ * requests, receive streams and their stash, and close. Engines are reached through
+ * their table (net_int.h). Loop thread only.
+ */
+#include "net/net_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static struct vigil__net *net(vigil_loop *loop)
+{
+    return vigil__net_of(loop);
+}
+
+/* ------------------------------------------------------------------ open */
+
+int vigil_sock_open(vigil_loop *loop, vigil_sock *ps, int fd)
+{
+    if (!loop || !ps)
+        return -EINVAL;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (s->state & (VIGIL__S_OPEN | VIGIL__S_CLOSING))
+        return -EBUSY;
+    if (fd < 0)
+        return -EBADF;
+    int type;
+    socklen_t tl = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
+        return -errno; /* EBADF, ENOTSOCK */
+    int err;
+    struct vigil__net *n = vigil__net_state(loop, NULL, &err);
+    if (!n)
+        return err;
+    void *data = s->data;
+    memset(s, 0, sizeof *s);
+    s->data = data;
+    s->fd = fd;
+    int e = n->eng->open(loop, s);
+    if (e < 0) {
+        s->fd = -1;
+        return e;
+    }
+    s->state = VIGIL__S_OPEN;
+    s->next = n->open;
+    if (n->open)
+        n->open->prev = s;
+    n->open = s;
+    return 0;
+}
+
+static int usable(vigil_loop *loop, vigil_sock *ps, struct vigil__net **np)
+{
+    if (!loop || !ps)
+        return -EINVAL;
+    struct vigil__net *n = net(loop);
+    if (!n || !(vigil__sock(ps)->state & VIGIL__S_OPEN))
+        return -EBADF;
+    if (n->freeing)
+        return -ECANCELED;
+    *np = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------ accepting */
+
+int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *ps, vigil_accept_cb cb)
+{
+    struct vigil__net *n;
+    int e = usable(loop, ps, &n);
+    if (e < 0)
+        return e;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (!cb)
+        return -EINVAL;
+    if (s->state & (VIGIL__S_ACCEPT | VIGIL__S_RECV))
+        return -EBUSY;
+    int on = 0;
+    socklen_t l = sizeof on;
+    if (getsockopt(s->fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &l) < 0)
+        return -errno;
+    if (!on)
+        return -EINVAL;
+    s->accept_cb = cb;
+    s->state |= VIGIL__S_ACCEPT;
+    loop->active++;
+    n->eng->rx_update(loop, n, s);
+    return 0;
+}
+
+static void rx_stopped(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    loop->active--;
+    if (s->state & VIGIL__S_PAUSED) {
+        vigil_timer_stop(loop, &s->timer);
+        s->state &= ~VIGIL__S_PAUSED;
+    }
+    n->eng->rx_update(loop, n, s);
+}
+
+int vigil_sock_accept_stop(vigil_loop *loop, vigil_sock *ps)
+{
+    struct vigil__net *n;
+    int e = usable(loop, ps, &n);
+    if (e < 0)
+        return e == -ECANCELED ? 0 : e;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (!(s->state & VIGIL__S_ACCEPT))
+        return 0;
+    s->state &= ~VIGIL__S_ACCEPT;
+    rx_stopped(loop, n, s);
+    return 0;
+}
+
+int vigil_sock_accepting(const vigil_sock *ps)
+{
+    return ps && (((const struct vigil__sock *)(const void *)ps)->state & VIGIL__S_ACCEPT) ? 1 : 0;
+}
+
+static void backoff_done(vigil_loop *loop, vigil_timer *t)
+{
+    struct vigil__sock *s = (struct vigil__sock *)((char *)t - offsetof(struct vigil__sock, timer));
+    s->state &= ~VIGIL__S_PAUSED;
+    if (s->state & VIGIL__S_OPEN)
+        net(loop)->eng->rx_update(loop, net(loop), s);
+}
+
+void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, int fd)
+{
+    if (!(s->state & VIGIL__S_ACCEPT)) {
+        if (fd >= 0)
+            close(fd); /* accepted after accepting stopped: nobody wants it */
+        return;
+    }
+    if (fd == -EAGAIN || fd == -EINTR || fd == -ECONNABORTED)
+        return; /* nothing to accept after all; the engine waits again */
+    if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM) {
+        /* Out of descriptors: pause instead of waking on the same pending connection
+         * every turn, tell the program once per pause. */
+        if (s->state & VIGIL__S_PAUSED)
+            return;
+        s->state |= VIGIL__S_PAUSED;
+        s->state &= ~VIGIL__S_CONN_TIMER;
+        n->eng->rx_update(loop, n, s);
+        vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, (int64_t)VIGIL_NET_ACCEPT_BACKOFF_MS * 1000000, 0, 0,
+                          backoff_done);
+        if (s->state & VIGIL__S_NOFD_TOLD)
+            return; /* the retries of one shortage are not news */
+        s->state |= VIGIL__S_NOFD_TOLD;
+        s->accept_cb(loop, vigil__sock_pub(s), fd);
+        return;
+    }
+    if (fd >= 0)
+        s->state &= ~VIGIL__S_NOFD_TOLD;
+    if (fd < 0) {
+        s->state &= ~VIGIL__S_ACCEPT;
+        rx_stopped(loop, n, s);
+    }
+    s->accept_cb(loop, vigil__sock_pub(s), fd);
+}
+
+/* ------------------------------------------------------------ receiving */
+
+static void deliver_stash(vigil_loop *loop, struct vigil__deferred *d);
+
+static int rx_start(vigil_loop *loop, vigil_sock *ps, uint32_t kind)
+{
+    struct vigil__net *n;
+    int e = usable(loop, ps, &n);
+    if (e < 0)
+        return e;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (s->state & (VIGIL__S_ACCEPT | VIGIL__S_RECV) || s->rreq)
+        return -EBUSY;
+    if (s->state & VIGIL__S_SHUT_RD)
+        return -EPIPE;
+    s->state |= VIGIL__S_RECV | kind;
+    loop->active++;
+    if (s->stash_head) {
+        /* Data received before the last stop comes first: at the completion point. */
+        s->later.run = deliver_stash;
+        vigil__defer(loop, &s->later);
+    }
+    n->eng->rx_update(loop, n, s);
+    return 0;
+}
+
+int vigil_sock_recv_start(vigil_loop *loop, vigil_sock *ps, vigil_recv_cb cb)
+{
+    if (!cb)
+        return -EINVAL;
+    int e = rx_start(loop, ps, 0);
+    if (e == 0)
+        vigil__sock(ps)->recv_cb = cb;
+    return e;
+}
+
+int vigil_sock_recvfrom_start(vigil_loop *loop, vigil_sock *ps, vigil_recvfrom_cb cb)
+{
+    if (!cb)
+        return -EINVAL;
+    if (ps && (vigil__sock(ps)->state & VIGIL__S_OPEN)) {
+        int type;
+        socklen_t tl = sizeof type;
+        if (getsockopt(ps->fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
+            return -errno;
+        if (type == SOCK_STREAM)
+            return -EOPNOTSUPP;
+    }
+    int e = rx_start(loop, ps, VIGIL__S_DGRAM);
+    if (e == 0)
+        vigil__sock(ps)->recvfrom_cb = cb;
+    return e;
+}
+
+static void stream_off(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    s->state &= ~(VIGIL__S_RECV | VIGIL__S_DGRAM);
+    vigil__undefer(loop, &s->later);
+    rx_stopped(loop, n, s);
+}
+
+int vigil_sock_recv_stop(vigil_loop *loop, vigil_sock *ps)
+{
+    struct vigil__net *n;
+    int e = usable(loop, ps, &n);
+    if (e < 0)
+        return e == -ECANCELED ? 0 : e;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (s->state & VIGIL__S_RECV)
+        stream_off(loop, n, s);
+    return 0;
+}
+
+static void stash(struct vigil__net *n, struct vigil__sock *s, uint32_t id, uint32_t len, uint32_t off)
+{
+    /* The buffer keeps its bytes: data and len say where they are. */
+    n->pool.bufs[id].data = n->pool.mem + (size_t)id * n->pool.size + off;
+    n->pool.bufs[id].len = len;
+    n->pool.link[id] = 0;
+    if (s->stash_tail)
+        n->pool.link[s->stash_tail - 1] = id + 1;
+    else
+        s->stash_head = id + 1;
+    s->stash_tail = id + 1;
+    s->stash_n++;
+}
+
+void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t res, uint32_t id,
+                        uint32_t offset, const struct sockaddr *from, socklen_t fromlen)
+{
+    bool has_buf = id != UINT32_MAX;
+    if (!(s->state & VIGIL__S_RECV) || s->stash_head) {
+        /* Stopped (or older data still waits): keep the bytes, never drop them. An end
+         * of stream or an error seen while stopped is seen again by the next start. */
+        if (has_buf && res > 0)
+            stash(n, s, id, (uint32_t)res, offset);
+        else if (has_buf)
+            n->eng->buf_put(loop, n, id);
+        return;
+    }
+    bool dgram = s->state & VIGIL__S_DGRAM;
+    vigil_buf *b = NULL;
+    if (has_buf) {
+        if (res > 0 || dgram)
+            b = vigil__net_lend(n, id, res > 0 ? (uint32_t)res : 0, offset);
+        else
+            n->eng->buf_put(loop, n, id);
+    }
+    if ((res < 0 && !(dgram && res == -EMSGSIZE)) || (res == 0 && !dgram))
+        stream_off(loop, n, s); /* a datagram too long for a buffer does not stop it */
+    if (dgram)
+        s->recvfrom_cb(loop, vigil__sock_pub(s), res, b, from, fromlen);
+    else
+        s->recv_cb(loop, vigil__sock_pub(s), res, b);
+}
+
+static void deliver_stash(vigil_loop *loop, struct vigil__deferred *d)
+{
+    struct vigil__sock *s = (struct vigil__sock *)((char *)d - offsetof(struct vigil__sock, later));
+    struct vigil__net *n = net(loop);
+    while (s->stash_head && (s->state & VIGIL__S_RECV)) {
+        uint32_t id = s->stash_head - 1;
+        s->stash_head = n->pool.link[id];
+        if (!s->stash_head)
+            s->stash_tail = 0;
+        s->stash_n--;
+        vigil_buf *b = &n->pool.bufs[id];
+        n->pool.lent++;
+        if (s->state & VIGIL__S_DGRAM)
+            s->recvfrom_cb(loop, vigil__sock_pub(s), b->len, b, NULL, 0);
+        else
+            s->recv_cb(loop, vigil__sock_pub(s), b->len, b);
+    }
+}
+
+/* -------------------------------------------------------------- requests */
+
+static int req_ready(struct vigil__nreq *r, vigil_net_cb cb)
+{
+    if (!r || !cb)
+        return -EINVAL;
+    if (r->state != VIGIL__NR_IDLE || r->zc_notif)
+        return -EBUSY; /* in flight, or the kernel still reads its zero-copy buffer */
+    return 0;
+}
+
+void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res)
+{
+    (void)n;
+    r->state = VIGIL__NR_IDLE;
+    r->result = res;
+    loop->active--;
+    struct vigil__sock *s = r->sock;
+    vigil_net_cb release = r->kind == VIGIL__NK_SENDZC && r->zc_notif == 0 ? r->release : NULL;
+    r->cb(loop, vigil__nreq_pub(r), res);
+    /* On epoll and poll (and when the kernel made no copy) the buffer is free now. */
+    if (release)
+        release(loop, vigil__nreq_pub(r), res);
+    if (s && (s->state & VIGIL__S_CLOSING))
+        vigil__net_close_maybe(loop, n, s);
+}
+
+int vigil__net_send_iov(struct vigil__nreq *r, const struct iovec **iov)
+{
+    if (r->kind != VIGIL__NK_SENDV) {
+        r->one.iov_base = (void *)(r->buf + r->done);
+        r->one.iov_len = r->len - r->done;
+        *iov = &r->one;
+        return 1;
+    }
+    if (r->iov_off) { /* part of one iovec is left: send that alone first */
+        r->one.iov_base = (char *)r->iov[r->iov_i].iov_base + r->iov_off;
+        r->one.iov_len = r->iov[r->iov_i].iov_len - r->iov_off;
+        *iov = &r->one;
+        return 1;
+    }
+    size_t left = r->len - r->iov_i;
+    *iov = r->iov + r->iov_i;
+    return (int)(left > IOV_MAX ? IOV_MAX : left);
+}
+
+static void shut_now(struct vigil__sock *s)
+{
+    s->state &= ~VIGIL__S_SHUT_DO;
+    shutdown(s->fd, s->shut_how);
+}
+
+/* Counts n more bytes sent by r; true once every byte is sent. */
+bool vigil__net_advance(struct vigil__nreq *r, size_t n)
+{
+    r->done += n;
+    if (r->kind != VIGIL__NK_SENDV)
+        return r->done >= r->len;
+    while (n && r->iov_i < r->len) {
+        size_t room = r->iov[r->iov_i].iov_len - r->iov_off;
+        if (n < room) {
+            r->iov_off += n;
+            return false;
+        }
+        n -= room;
+        r->iov_i++;
+        r->iov_off = 0;
+    }
+    while (r->iov_i < r->len && r->iov[r->iov_i].iov_len == 0)
+        r->iov_i++;
+    return r->iov_i >= r->len;
+}
+
+void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out)
+{
+    struct vigil__nreq *r = s->sq_head;
+    s->sq_head = r->next;
+    if (!s->sq_head)
+        s->sq_tail = NULL;
+    r->next = NULL;
+    /* Cut short by its cancellation (len counts iovecs for a vector). */
+    bool whole = r->kind == VIGIL__NK_SENDV ? r->iov_i >= r->len : r->done >= r->len;
+    if (r->cancel && out >= 0 && r->kind != VIGIL__NK_SENDTO && !whole)
+        out = -ECANCELED;
+    /* The next send goes to the engine before this callback runs, so a send started by
+     * the callback queues behind it. */
+    struct vigil__nreq *next = s->sq_head;
+    if (next && (s->state & VIGIL__S_OPEN)) {
+        next->state = VIGIL__NR_INFLIGHT;
+        n->eng->send(loop, n, s, next);
+    } else if (!next && (s->state & VIGIL__S_SHUT_DO))
+        shut_now(s);
+    vigil__net_finish(loop, n, r, out);
+    /* Closing: the sends queued behind it never started; they end now, in order. */
+    while (!(s->state & VIGIL__S_OPEN) && (next = s->sq_head)) {
+        s->sq_head = next->next;
+        if (!s->sq_head)
+            s->sq_tail = NULL;
+        next->next = NULL;
+        vigil__net_finish(loop, n, next, -ECANCELED);
+    }
+}
+
+static int send_common(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, int kind, vigil_net_cb cb)
+{
+    struct vigil__net *n;
+    int e = usable(loop, ps, &n);
+    if (e < 0)
+        return e;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (s->state & VIGIL__S_SHUT_WR)
+        return -EPIPE;
+    r->kind = (uint8_t)kind;
+    r->cb = cb;
+    r->sock = s;
+    r->cancel = 0;
+    r->zc_notif = 0;
+    r->done = 0;
+    r->result = 0;
+    r->next = NULL;
+    loop->active++;
+    if (s->sq_tail) { /* behind the sends already started */
+        r->state = VIGIL__NR_QUEUED;
+        s->sq_tail->next = r;
+        s->sq_tail = r;
+        return 0;
+    }
+    s->sq_head = s->sq_tail = r;
+    r->state = VIGIL__NR_INFLIGHT;
+    n->eng->send(loop, n, s, r);
+    return 0;
+}
+
+int vigil_sock_send(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const void *buf, size_t len, vigil_net_cb cb)
+{
+    struct vigil__nreq *r = vigil__nreq(req);
+    int e = req_ready(r, cb);
+    if (e < 0)
+        return e;
+    if (!buf || len == 0)
+        return -EINVAL;
+    r->buf = buf;
+    r->len = len;
+    return send_common(loop, s, r, VIGIL__NK_SEND, cb);
+}
+
+int vigil_sock_send_zc(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const void *buf, size_t len,
+                       vigil_net_cb cb, vigil_net_cb release)
+{
+    struct vigil__nreq *r = vigil__nreq(req);
+    int e = req_ready(r, cb);
+    if (e < 0)
+        return e;
+    if (!buf || len == 0 || !release)
+        return -EINVAL;
+    r->buf = buf;
+    r->len = len;
+    r->release = release;
+    return send_common(loop, s, r, VIGIL__NK_SENDZC, cb);
+}
+
+int vigil_sock_sendv(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const struct iovec *iov, int iovcnt,
+                     vigil_net_cb cb)
+{
+    struct vigil__nreq *r = vigil__nreq(req);
+    int e = req_ready(r, cb);
+    if (e < 0)
+        return e;
+    if (!iov || iovcnt <= 0 || iovcnt > IOV_MAX)
+        return -EINVAL;
+    size_t total = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len && !iov[i].iov_base)
+            return -EINVAL;
+        total += iov[i].iov_len;
+    }
+    if (total == 0)
+        return -EINVAL;
+    r->iov = iov;
+    r->len = (size_t)iovcnt;
+    r->iov_i = r->iov_off = 0;
+    while (r->iov[r->iov_i].iov_len == 0)
+        r->iov_i++;
+    return send_common(loop, s, r, VIGIL__NK_SENDV, cb);
+}
+
+int vigil_sock_sendto(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const void *buf, size_t len,
+                      const struct sockaddr *addr, socklen_t addrlen, vigil_net_cb cb)
+{
+    struct vigil__nreq *r = vigil__nreq(req);
+    int e = req_ready(r, cb);
+    if (e < 0)
+        return e;
+    if ((!buf && len) || (addr && (addrlen == 0 || addrlen > sizeof r->addr)) || (!addr && addrlen))
+        return -EINVAL;
+    r->buf = buf;
+    r->len = len;
+    r->addrlen = addr ? addrlen : 0;
+    if (addr)
+        memcpy(&r->addr, addr, addrlen);
+    return send_common(loop, s, r, VIGIL__NK_SENDTO, cb);
+}
+
+int vigil_sock_recv(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, void *buf, size_t len, vigil_net_cb cb)
+{
+    struct vigil__nreq *r = vigil__nreq(req);
+    int e = req_ready(r, cb);
+    if (e < 0)
+        return e;
+    struct vigil__net *n;
+    if ((e = usable(loop, ps, &n)) < 0)
+        return e;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (!buf || len == 0)
+        return -EINVAL;
+    if (s->state & (VIGIL__S_RECV | VIGIL__S_ACCEPT) || s->rreq)
+        return -EBUSY;
+    if (s->state & VIGIL__S_SHUT_RD)
+        return -EPIPE;
+    r->kind = VIGIL__NK_RECV;
+    r->cb = cb;
+    r->sock = s;
+    r->cancel = 0;
+    r->buf = buf;
+    r->len = len > INT_MAX ? INT_MAX : len;
+    r->state = VIGIL__NR_INFLIGHT;
+    r->result = 0;
+    s->rreq = r;
+    loop->active++;
+    n->eng->recv(loop, n, s, r);
+    return 0;
+}
+
+static void connect_timeout(vigil_loop *loop, vigil_timer *t)
+{
+    struct vigil__sock *s = (struct vigil__sock *)((char *)t - offsetof(struct vigil__sock, timer));
+    struct vigil__nreq *r = s->creq;
+    if (r && !r->cancel) {
+        r->cancel = 2; /* 2: the timeout (ends as -ETIMEDOUT) */
+        net(loop)->eng->cancel(loop, net(loop), s, r);
+    }
+}
+
+int vigil_sock_connect(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, const struct sockaddr *addr,
+                       socklen_t addrlen, int64_t timeout_ns, vigil_net_cb cb)
+{
+    struct vigil__nreq *r = vigil__nreq(req);
+    int e = req_ready(r, cb);
+    if (e < 0)
+        return e;
+    struct vigil__net *n;
+    if ((e = usable(loop, ps, &n)) < 0)
+        return e;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (!addr || addrlen < sizeof(sa_family_t) || addrlen > sizeof r->addr || timeout_ns < 0)
+        return -EINVAL;
+    if (s->creq || (s->state & VIGIL__S_PAUSED))
+        return -EBUSY;
+    r->kind = VIGIL__NK_CONNECT;
+    r->cb = cb;
+    r->sock = s;
+    r->cancel = 0;
+    r->result = 0;
+    r->addrlen = addrlen;
+    memcpy(&r->addr, addr, addrlen);
+    r->state = VIGIL__NR_INFLIGHT;
+    s->creq = r;
+    loop->active++;
+    if (timeout_ns > 0) {
+        s->state |= VIGIL__S_CONN_TIMER;
+        vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, timeout_ns, 0, 0, connect_timeout);
+    }
+    n->eng->connect(loop, n, s, r);
+    return 0;
+}
+
+void vigil__net_single_done(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res)
+{
+    struct vigil__sock *s = r->sock;
+    if (r->kind == VIGIL__NK_CONNECT) {
+        s->creq = NULL;
+        if (s->state & VIGIL__S_CONN_TIMER) {
+            vigil_timer_stop(loop, &s->timer);
+            s->state &= ~VIGIL__S_CONN_TIMER;
+        }
+        if (r->cancel == 2 && (res == -ECANCELED || res == -EINTR || res == -EALREADY))
+            res = -ETIMEDOUT;
+    } else if (s->rreq == r)
+        s->rreq = NULL;
+    if (r->cancel && res >= 0 && r->kind == VIGIL__NK_CONNECT && r->cancel == 2)
+        res = 0; /* it connected first */
+    vigil__net_finish(loop, n, r, res);
+}
+
+int vigil_net_cancel(vigil_loop *loop, vigil_net_req *req)
+{
+    struct vigil__nreq *r = vigil__nreq(req);
+    if (!loop || !r)
+        return -EINVAL;
+    struct vigil__net *n = net(loop);
+    if (n && r->state == VIGIL__NR_DONE)
+        return 0; /* ended already, its callback not run yet: it runs once, as it is */
+    if (!n || (r->state != VIGIL__NR_QUEUED && r->state != VIGIL__NR_INFLIGHT))
+        return -ENOENT;
+    if (r->cancel)
+        return 0;
+    r->cancel = 1;
+    struct vigil__sock *s = r->sock;
+    if (r->state == VIGIL__NR_QUEUED) {
+        /* Not started: off the queue, ended at the completion point. */
+        struct vigil__nreq **pp = &s->sq_head, *prev = NULL;
+        while (*pp != r)
+            prev = *pp, pp = &(*pp)->next;
+        *pp = r->next;
+        if (s->sq_tail == r)
+            s->sq_tail = prev;
+        vigil__net_defer(loop, n, r, -ECANCELED);
+        return 0;
+    }
+    n->eng->cancel(loop, n, s, r);
+    return 0;
+}
+
+/* -------------------------------------------------------- shutdown, close */
+
+int vigil_sock_shutdown(vigil_loop *loop, vigil_sock *ps, int how)
+{
+    struct vigil__net *n;
+    int e = usable(loop, ps, &n);
+    if (e < 0)
+        return e;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR)
+        return -EINVAL;
+    if (how != SHUT_WR) {
+        if (s->state & VIGIL__S_RECV)
+            stream_off(loop, n, s);
+        s->state |= VIGIL__S_SHUT_RD;
+    }
+    if (how == SHUT_RD)
+        return shutdown(s->fd, SHUT_RD) < 0 ? -errno : 0;
+    if (s->state & VIGIL__S_SHUT_WR)
+        return 0;
+    s->state |= VIGIL__S_SHUT_WR;
+    s->shut_how = how;
+    if (s->sq_head) {
+        s->state |= VIGIL__S_SHUT_DO; /* after the last queued send */
+        return 0;
+    }
+    return shutdown(s->fd, how) < 0 ? -errno : 0;
+}
+
+static void close_finished(vigil_loop *loop, struct vigil__deferred *d)
+{
+    struct vigil__sock *s = (struct vigil__sock *)((char *)d - offsetof(struct vigil__sock, later));
+    struct vigil__net *n = net(loop);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        n->open = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->next = s->prev = NULL;
+    s->state = VIGIL__S_CLOSED;
+    loop->active--;
+    if (s->close_cb)
+        s->close_cb(loop, vigil__sock_pub(s));
+}
+
+void vigil__net_close_maybe(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    if (!(s->state & VIGIL__S_CLOSING) || s->ops || s->sq_head || s->rreq || s->creq || s->later.queued)
+        return;
+    /* Nothing of it is left anywhere: close the fd, tell the program at the
+     * completion point. */
+    s->state &= ~VIGIL__S_CLOSING;
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+    s->later.run = close_finished;
+    vigil__defer(loop, &s->later);
+}
+
+int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
+{
+    if (!loop || !ps)
+        return -EINVAL;
+    struct vigil__net *n = net(loop);
+    struct vigil__sock *s = vigil__sock(ps);
+    if (!n || !(s->state & VIGIL__S_OPEN))
+        return -EBADF;
+    s->close_cb = cb;
+    if (s->state & (VIGIL__S_RECV | VIGIL__S_ACCEPT))
+        loop->active--;
+    vigil__undefer(loop, &s->later);
+    if (s->state & VIGIL__S_PAUSED || s->state & VIGIL__S_CONN_TIMER)
+        vigil_timer_stop(loop, &s->timer);
+    s->state = (s->state & (VIGIL__S_ARMED_RX | VIGIL__S_RX_CANCEL)) | VIGIL__S_CLOSING | VIGIL__S_SHUT_WR | VIGIL__S_SHUT_RD;
+    loop->active++; /* until close_cb */
+    /* Stashed bytes nobody will read go back to the pool. */
+    while (s->stash_head) {
+        uint32_t id = s->stash_head - 1;
+        s->stash_head = n->pool.link[id];
+        n->eng->buf_put(loop, n, id);
+    }
+    s->stash_tail = s->stash_n = 0;
+    /* Sends queued behind the one performed end after it, in order (send_done). */
+    /* The rest is in the engine: it cancels what it holds. */
+    n->eng->close(loop, n, s);
+    vigil__net_close_maybe(loop, n, s);
+    return 0;
+}

@@ -1,0 +1,382 @@
+/* Sockets on the io_uring backend: every request is an io_uring operation that rides
+ * the turn's one io_uring_enter (src/ring). What a request costs here:
+ *   receive  a multishot RECV with IOSQE_BUFFER_SELECT, armed once per stream: each
+ *            arrival is one completion naming the pool buffer the kernel filled (the
+ *            pool is a provided-buffer ring, group 0, refilled by vigil_buf_put with a
+ *            store to the ring's tail: no system call). An empty pool ends the
+ *            multishot (-ENOBUFS); it is armed again when a buffer comes back;
+ *   send     SEND (SENDMSG for vectors and datagrams, SEND_ZC for zero-copy) with
+ *            MSG_WAITALL, so the kernel itself finishes a short send on a stream; one
+ *            send per socket is in the kernel at a time (the queue keeps the order);
+ *   accept   a multishot ACCEPT; connect a CONNECT; cancel an ASYNC_CANCEL.
+ * No system call of its own: an echo round trip is one completion for the data and one
+ * for the send, both read by the turn's one io_uring_enter. If the kernel refuses the
+ * provided-buffer ring (before 5.19), the loop's sockets use the readiness engine
+ * (ready.c) instead, through the backend's polls.
+ */
+#include "net/net_int.h"
+
+#ifdef VIGIL_HAVE_LIBURING
+#include <errno.h>
+#include <liburing.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define BGID 0
+
+static struct vigil__sock *of_rx(struct vigil__ring_op *op)
+{
+    return (struct vigil__sock *)((char *)op - offsetof(struct vigil__sock, rx_op));
+}
+static struct vigil__nreq *of_op(struct vigil__ring_op *op)
+{
+    return (struct vigil__nreq *)((char *)op - offsetof(struct vigil__nreq, op));
+}
+
+static struct io_uring_sqe *sqe_for(vigil_loop *loop, struct vigil__sock *s, struct vigil__ring_op *op)
+{
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
+    if (!sqe)
+        return NULL;
+    (void)s;
+    return sqe;
+}
+
+/* ---------------------------------------------------------- multishot rx */
+
+static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags);
+
+static void rx_arm(vigil_loop *loop, struct vigil__sock *s)
+{
+    struct io_uring_sqe *sqe = sqe_for(loop, s, &s->rx_op);
+    if (!sqe)
+        return; /* the ring is broken: the loop reports it */
+    if (s->state & VIGIL__S_ACCEPT) {
+        s->rx_kind = VIGIL__RX_ACCEPT;
+        io_uring_prep_multishot_accept(sqe, s->fd, NULL, NULL, SOCK_CLOEXEC);
+    } else if (s->state & VIGIL__S_DGRAM) {
+        s->rx_kind = VIGIL__RX_RECVMSG;
+        memset(&s->rx_msg, 0, sizeof s->rx_msg);
+        s->rx_msg.msg_namelen = sizeof(struct sockaddr_storage);
+        io_uring_prep_recvmsg_multishot(sqe, s->fd, &s->rx_msg, 0);
+        sqe->flags |= IOSQE_BUFFER_SELECT;
+        sqe->buf_group = BGID;
+    } else {
+        s->rx_kind = VIGIL__RX_RECV;
+        io_uring_prep_recv_multishot(sqe, s->fd, NULL, 0, 0);
+        sqe->flags |= IOSQE_BUFFER_SELECT;
+        sqe->buf_group = BGID;
+    }
+    s->rx_op.complete = rx_complete;
+    vigil__ring_op_prep(loop->ring, sqe, &s->rx_op);
+    s->ops++;
+    s->state |= VIGIL__S_ARMED_RX;
+}
+
+static bool rx_wanted(const struct vigil__sock *s)
+{
+    return (s->state & VIGIL__S_OPEN) &&
+           (((s->state & VIGIL__S_ACCEPT) && !(s->state & VIGIL__S_PAUSED)) ||
+            ((s->state & VIGIL__S_RECV) && !(s->state & VIGIL__S_STARVED)));
+}
+
+static void u_rx_update(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    (void)n;
+    bool want = rx_wanted(s);
+    if (s->state & VIGIL__S_ARMED_RX) {
+        /* Armed for something no longer wanted (stopped, or accept <-> receive): cancel;
+         * its last completion arms again if needed. */
+        uint32_t kind = (s->state & VIGIL__S_ACCEPT) ? VIGIL__RX_ACCEPT
+                        : (s->state & VIGIL__S_DGRAM) ? VIGIL__RX_RECVMSG
+                                                      : VIGIL__RX_RECV;
+        if ((!want || kind != s->rx_kind) && !(s->state & VIGIL__S_RX_CANCEL)) {
+            if (vigil__ring_cancel(loop->ring, &s->rx_op) == 0)
+                s->state |= VIGIL__S_RX_CANCEL;
+        }
+        return;
+    }
+    if (want)
+        rx_arm(loop, s);
+}
+
+static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags)
+{
+    struct vigil__sock *s = of_rx(op);
+    struct vigil__net *n = vigil__net_of(loop);
+    bool more = flags & IORING_CQE_F_MORE;
+    bool ours = s->state & VIGIL__S_RX_CANCEL; /* we cancelled it: -ECANCELED is no news */
+    if (!more) {
+        s->ops--;
+        s->state &= ~(VIGIL__S_ARMED_RX | VIGIL__S_RX_CANCEL);
+    }
+    bool closing = !(s->state & VIGIL__S_OPEN);
+    if (s->rx_kind == VIGIL__RX_ACCEPT) {
+        if (closing) {
+            if (res >= 0)
+                close(res);
+        } else if (res != -ECANCELED || !ours)
+            vigil__net_accepted(loop, n, s, res);
+    } else {
+        uint32_t id = (flags & IORING_CQE_F_BUFFER) ? flags >> IORING_CQE_BUFFER_SHIFT : UINT32_MAX;
+        if (closing) {
+            if (id != UINT32_MAX)
+                n->eng->buf_put(loop, n, id);
+        } else if (res == -ENOBUFS) {
+            vigil__net_starve(n, s); /* armed again when a buffer comes back */
+        } else if (res == -ECANCELED && ours) {
+            /* our own cancel (the stream stopped, maybe started again since) */
+        } else if (s->rx_kind == VIGIL__RX_RECVMSG && res >= 0 && id != UINT32_MAX) {
+            char *base = n->pool.mem + (size_t)id * n->pool.size;
+            struct io_uring_recvmsg_out *o = io_uring_recvmsg_validate(base, res, &s->rx_msg);
+            if (!o) {
+                n->eng->buf_put(loop, n, id);
+            } else if (o->flags & MSG_TRUNC) { /* cut to the buffer: reported, not delivered */
+                socklen_t nl = o->namelen > s->rx_msg.msg_namelen ? s->rx_msg.msg_namelen : o->namelen;
+                n->eng->buf_put(loop, n, id);
+                vigil__net_deliver(loop, n, s, -EMSGSIZE, UINT32_MAX, 0,
+                                   (struct sockaddr *)io_uring_recvmsg_name(o), nl);
+            } else {
+                char *payload = io_uring_recvmsg_payload(o, &s->rx_msg);
+                uint32_t plen = io_uring_recvmsg_payload_length(o, res, &s->rx_msg);
+                socklen_t nl = o->namelen > s->rx_msg.msg_namelen ? s->rx_msg.msg_namelen : o->namelen;
+                vigil__net_deliver(loop, n, s, plen, id, (uint32_t)(payload - base),
+                                   (struct sockaddr *)io_uring_recvmsg_name(o), nl);
+            }
+        } else {
+            vigil__net_deliver(loop, n, s, res, id, 0, NULL, 0);
+        }
+    }
+    if (!more) {
+        if (s->state & VIGIL__S_CLOSING)
+            vigil__net_close_maybe(loop, n, s);
+        else if (s->state & VIGIL__S_OPEN)
+            u_rx_update(loop, n, s);
+    }
+}
+
+/* ---------------------------------------------------------------- sends */
+
+static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags);
+
+static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    struct io_uring_sqe *sqe = sqe_for(loop, s, &r->op);
+    if (!sqe) {
+        vigil__net_defer(loop, n, r, -EIO);
+        return;
+    }
+    const int fl = MSG_NOSIGNAL | MSG_WAITALL;
+    switch (r->kind) {
+    case VIGIL__NK_SEND:
+        io_uring_prep_send(sqe, s->fd, r->buf + r->done, r->len - r->done, fl);
+        break;
+    case VIGIL__NK_SENDZC:
+        io_uring_prep_send_zc(sqe, s->fd, r->buf + r->done, r->len - r->done, fl, 0);
+        break;
+    case VIGIL__NK_SENDV: {
+        const struct iovec *iov;
+        int cnt = vigil__net_send_iov(r, &iov);
+        memset(&r->msg, 0, sizeof r->msg);
+        r->msg.msg_iov = (struct iovec *)iov;
+        r->msg.msg_iovlen = (size_t)cnt;
+        io_uring_prep_sendmsg(sqe, s->fd, &r->msg, fl);
+        break;
+    }
+    default: /* SENDTO */
+        memset(&r->msg, 0, sizeof r->msg);
+        r->one.iov_base = (void *)r->buf;
+        r->one.iov_len = r->len;
+        r->msg.msg_iov = &r->one;
+        r->msg.msg_iovlen = 1;
+        r->msg.msg_name = r->addrlen ? &r->addr : NULL;
+        r->msg.msg_namelen = r->addrlen;
+        io_uring_prep_sendmsg(sqe, s->fd, &r->msg, MSG_NOSIGNAL);
+        break;
+    }
+    r->op.complete = send_complete;
+    vigil__ring_op_prep(loop->ring, sqe, &r->op);
+    s->ops++;
+}
+
+static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags)
+{
+    struct vigil__nreq *r = of_op(op);
+    struct vigil__sock *s = r->sock;
+    struct vigil__net *n = vigil__net_of(loop);
+    if (flags & IORING_CQE_F_NOTIF) {
+        /* SEND_ZC: the kernel let go of the buffer. */
+        s->ops--;
+        if (--r->zc_notif == 0 && r->state == VIGIL__NR_IDLE && r->release)
+            r->release(loop, vigil__nreq_pub(r), r->result);
+        if (s->state & VIGIL__S_CLOSING)
+            vigil__net_close_maybe(loop, n, s);
+        return;
+    }
+    if (flags & IORING_CQE_F_MORE)
+        r->zc_notif++; /* a notification follows; the op stays counted until then */
+    else
+        s->ops--;
+    if ((res == -EAGAIN || res == -EINTR) && !r->cancel && (s->state & VIGIL__S_OPEN)) {
+        u_send(loop, n, s, r); /* again: the kernel had nothing to wait on */
+        return;
+    }
+    ssize_t out = res;
+    if (r->kind != VIGIL__NK_SENDTO && res >= 0) {
+        if (res == 0 && !r->cancel)
+            out = -EPIPE; /* nothing taken and no error: the stream is gone */
+        else if (!vigil__net_advance(r, (size_t)res) && !r->cancel && (s->state & VIGIL__S_OPEN)) {
+            u_send(loop, n, s, r); /* the rest of a send cut short (a signal) */
+            return;
+        } else
+            out = (ssize_t)r->done;
+    }
+    vigil__net_send_done(loop, n, s, out);
+}
+
+/* ------------------------------------------------ receive, connect, cancel */
+
+static void single_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags)
+{
+    (void)flags;
+    struct vigil__nreq *r = of_op(op);
+    struct vigil__sock *s = r->sock;
+    struct vigil__net *n = vigil__net_of(loop);
+    s->ops--;
+    if (r->kind == VIGIL__NK_RECV && (res == -EAGAIN || res == -EINTR) && !r->cancel && (s->state & VIGIL__S_OPEN)) {
+        struct io_uring_sqe *sqe = sqe_for(loop, s, op);
+        if (sqe) {
+            io_uring_prep_recv(sqe, s->fd, (void *)r->buf, r->len, 0);
+            vigil__ring_op_prep(loop->ring, sqe, op);
+            s->ops++;
+            return;
+        }
+    }
+    vigil__net_single_done(loop, n, r, res);
+}
+
+static void u_recv(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    struct io_uring_sqe *sqe = sqe_for(loop, s, &r->op);
+    if (!sqe) {
+        vigil__net_defer(loop, n, r, -EIO);
+        return;
+    }
+    io_uring_prep_recv(sqe, s->fd, (void *)r->buf, r->len, 0);
+    r->op.complete = single_complete;
+    vigil__ring_op_prep(loop->ring, sqe, &r->op);
+    s->ops++;
+}
+
+static void u_connect(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    struct io_uring_sqe *sqe = sqe_for(loop, s, &r->op);
+    if (!sqe) {
+        vigil__net_defer(loop, n, r, -EIO);
+        return;
+    }
+    io_uring_prep_connect(sqe, s->fd, (struct sockaddr *)&r->addr, r->addrlen);
+    r->op.complete = single_complete;
+    vigil__ring_op_prep(loop->ring, sqe, &r->op);
+    s->ops++;
+}
+
+static void u_cancel(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    (void)n, (void)s;
+    vigil__ring_cancel(loop->ring, &r->op);
+}
+
+static unsigned u_close(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    if ((s->state & VIGIL__S_ARMED_RX) && !(s->state & VIGIL__S_RX_CANCEL) &&
+        vigil__ring_cancel(loop->ring, &s->rx_op) == 0)
+        s->state |= VIGIL__S_RX_CANCEL;
+    struct vigil__nreq *rs[3] = {s->sq_head, s->rreq, s->creq};
+    for (int i = 0; i < 3; i++) {
+        if (rs[i] && rs[i]->state == VIGIL__NR_INFLIGHT && !rs[i]->cancel) {
+            rs[i]->cancel = 1;
+            u_cancel(loop, n, s, rs[i]);
+        }
+    }
+    return s->ops;
+}
+
+/* -------------------------------------------------------------- the pool */
+
+static void u_buf_put(vigil_loop *loop, struct vigil__net *n, uint32_t id)
+{
+    (void)loop;
+    struct io_uring_buf_ring *br = n->pool.br;
+    io_uring_buf_ring_add(br, n->pool.mem + (size_t)id * n->pool.size, n->pool.size, (unsigned short)id,
+                          io_uring_buf_ring_mask(n->pool.count), 0);
+    io_uring_buf_ring_advance(br, 1);
+}
+
+static int u_setup(vigil_loop *loop, struct vigil__net *n)
+{
+    struct vigil__npool *p = &n->pool;
+    size_t bytes = (size_t)p->count * sizeof(struct io_uring_buf);
+    void *br = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (br == MAP_FAILED)
+        return -ENOMEM;
+    io_uring_buf_ring_init(br);
+    struct io_uring_buf_reg reg = {.ring_addr = (uint64_t)(uintptr_t)br, .ring_entries = p->count, .bgid = BGID};
+    int e = io_uring_register_buf_ring(&loop->ring->ring, &reg, 0);
+    if (e < 0) {
+        /* An older kernel: sockets go through readiness on this loop. */
+        munmap(br, bytes);
+        n->eng = &vigil__net_engine_ready;
+        return n->eng->setup(loop, n);
+    }
+    p->br = br;
+    p->br_bytes = bytes;
+    for (uint32_t i = 0; i < p->count; i++)
+        io_uring_buf_ring_add(br, p->mem + (size_t)i * p->size, p->size, (unsigned short)i,
+                              io_uring_buf_ring_mask(p->count), (int)i);
+    io_uring_buf_ring_advance(br, (int)p->count);
+    p->nfree = 0; /* the kernel holds the free buffers */
+    return 0;
+}
+
+static void u_fini(vigil_loop *loop, struct vigil__net *n)
+{
+    if (!n->pool.br)
+        return;
+    if (loop->ring)
+        io_uring_unregister_buf_ring(&loop->ring->ring, BGID);
+    munmap(n->pool.br, n->pool.br_bytes);
+    n->pool.br = NULL;
+}
+
+static int u_open(vigil_loop *loop, struct vigil__sock *s)
+{
+    (void)loop, (void)s;
+    return 0;
+}
+
+const struct vigil__net_engine vigil__net_engine_uring = {
+    .name = "uring",
+    .setup = u_setup,
+    .fini = u_fini,
+    .open = u_open,
+    .rx_update = u_rx_update,
+    .send = u_send,
+    .recv = u_recv,
+    .connect = u_connect,
+    .cancel = u_cancel,
+    .buf_put = u_buf_put,
+    .close = u_close,
+};
+
+#else /* !VIGIL_HAVE_LIBURING: no loop ever runs io_uring */
+
+static int u_none(vigil_loop *loop, struct vigil__net *n)
+{
+    n->eng = &vigil__net_engine_ready;
+    return n->eng->setup(loop, n);
+}
+const struct vigil__net_engine vigil__net_engine_uring = {.name = "uring", .setup = u_none};
+
+#endif
