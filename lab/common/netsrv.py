@@ -28,9 +28,14 @@ def free_port():
         return s.getsockname()[1]
 
 
-def pinned(cpu):
-    """A preexec_fn that pins the child to one CPU."""
-    return lambda: os.sched_setaffinity(0, {cpu})
+def pinned(cpu, own_group=False):
+    """A preexec_fn that pins the child to one CPU (and, own_group: puts it in a process
+    group of its own, so that it and every process it starts can be killed at once)."""
+    def f():
+        if own_group:
+            os.setpgid(0, 0)
+        os.sched_setaffinity(0, {cpu})
+    return f
 
 
 def _children(pid):
@@ -94,7 +99,7 @@ class Server:
         e = dict(os.environ)
         e.update(env or {})
         self.p = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=e,
-                                  preexec_fn=pinned(cpu))
+                                  preexec_fn=pinned(cpu, own_group=True))
         self.pid = self.p.pid
         try:
             self._wait_ready(ready, timeout)
@@ -151,14 +156,25 @@ class Server:
                 log(f"netsrv: {os.path.basename(self.argv[0])} did not stop within {timeout:.0f} s: killed")
                 self.kill()
                 return None
+        self._kill_group()
         if self.p.stdout:
             self.p.stdout.close()
         return self.p.returncode
 
+    def _kill_group(self):
+        """Whatever of the server's process group is left (an nginx worker whose master
+        was killed)."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
     def kill(self):
+        """The server and every process it started, at once."""
+        self._kill_group()
         if self.p.poll() is None:
             self.p.kill()
-            self.p.wait()
+        self.p.wait()
 
     def __enter__(self):
         return self
