@@ -51,6 +51,7 @@ def plot(rows, ax):
             ns = cpu.get((s, c))
             ax.text(x, v / 1e3, f"{v / 1e3:.1f}k" + (f"\n{ns / 1e3:.1f} us CPU" if ns else ""), ha="center",
                     va="bottom", fontsize=7)
+    ax.set_ylim(0, max(float(r["value"]) for r in rps) / 1e3 * 1.15)  # room for the labels
     ax.set_xticks(range(len(CONNS)))
     ax.set_xticklabels([f"{c} connections" for c in CONNS])
     ax.set_ylabel("requests/s, thousands (label: server CPU per request)")

@@ -49,7 +49,7 @@ def _name(s):
 
 
 def plan(ctx):
-    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (2, 0.9, 0.2)
+    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (3, 0.8, 0.2)
     steps = rounds.alternate(n_rounds, POINTS, SYSTEMS, lambda r, pt, s: dict(
         cmd=_cmd(ctx, s, pt) + ["--seconds", secs, "--warmup", warm],
         label=f"round {r + 1}/{n_rounds}: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=secs + warm + 0.4))
