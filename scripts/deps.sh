@@ -8,7 +8,8 @@ set -eu
 want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-dev libboost-dev
       abigail-tools clang-14 libclang-rt-14-dev mandoc)
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace
-      libaio-dev)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
+      libaio-dev wrk nginx-light)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
+# wrk and nginx-light: lab/http-hello (wrk drives vigil's examples/http_hello and nginx)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

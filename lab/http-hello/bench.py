@@ -1,0 +1,58 @@
+"""http-hello: `wrk -t1 -c N --latency` (pinned to CPU 1) against a one-process HTTP/1.1
+server pinned to CPU 0 that answers every request with 200 and "Hello, world!\\n"
+(text/plain), keep-alive: vigil's examples/http_hello and nginx (Debian's nginx-light:
+one worker, `return 200`, no access log, no keep-alive request limit, in a private
+prefix under the scratch folder). N = 100 and 1000 connections. Records:
+requests_per_s, server_cpu_ns_per_request (every process and thread of the server,
+nginx's master and worker, over wrk's whole run, connecting included), latency_us
+(wrk's histogram, p50/p99) and client_busy (wrk's CPU / wall: near 1, wrk is the limit).
+Rounds alternate the two servers, rotating the order; run.py pools them."""
+import os
+import sys
+
+import plotting
+import rounds
+
+NAME = "http-hello"
+TITLE = "HTTP/1.1 'return 200' under wrk (requests/s, server CPU ns per request)"
+SEED = ("nginx's `return 200` is the reference for a small, fast HTTP server. vigil's target: "
+        "examples/http_hello at least nginx's requests/s and at most its server CPU per request, "
+        "at 100 and 1000 connections.")
+
+SYSTEMS = ["vigil", "nginx"]
+CONNS = (100, 1000)
+PARAMS = ("conns",)
+DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver.py")
+
+
+def plan(ctx):
+    n_rounds, secs = (1, 1) if ctx.quick else (3, 2)  # wrk counts whole seconds
+    return rounds.alternate(n_rounds, CONNS, SYSTEMS, lambda r, c, s: dict(
+        cmd=[sys.executable or "/usr/bin/python3", DRIVER, "--bin", ctx.bin, "--system", s, "--conns", c,
+             "--seconds", secs, "--tmp", ctx.tmp],
+        label=f"round {r + 1}/{n_rounds}: {s} conns {c}", est_s=secs + 1.0))
+
+
+def plot(rows, ax):
+    rps = [r for r in rows if r.get("metric") == "requests_per_s"]
+    cpu = {(r["system"], int(r["conns"])): float(r["value"]) for r in rows
+           if r.get("metric") == "server_cpu_ns_per_request"}
+    if not rps:
+        return
+    width = 0.38
+    for i, s in enumerate(SYSTEMS):
+        pts = sorted((int(r["conns"]), float(r["value"])) for r in rps if r["system"] == s)
+        if not pts:
+            continue
+        xs = [CONNS.index(c) + (i - 0.5) * width for c, _ in pts if c in CONNS]
+        ys = [v / 1e3 for c, v in pts if c in CONNS]
+        ax.bar(xs, ys, width, color=plotting.color(s), label=s)
+        for x, (c, v) in zip(xs, pts):
+            ns = cpu.get((s, c))
+            ax.text(x, v / 1e3, f"{v / 1e3:.1f}k" + (f"\n{ns / 1e3:.1f} us CPU" if ns else ""), ha="center",
+                    va="bottom", fontsize=7)
+    ax.set_ylim(0, max(float(r["value"]) for r in rps) / 1e3 * 1.15)  # room for the labels
+    ax.set_xticks(range(len(CONNS)))
+    ax.set_xticklabels([f"{c} connections" for c in CONNS])
+    ax.set_ylabel("requests/s, thousands (label: server CPU per request)")
+    ax.legend(fontsize=8)

@@ -1,0 +1,85 @@
+"""net-echo: TCP echo over loopback, closed loop per connection: each of `conns`
+connections sends msg_bytes, waits for the whole echo and sends again. One server
+process pinned to CPU 0, one client pinned to CPU 1, the same client for every server
+(client.c: liburing, one io_uring_submit_and_wait per turn for all its sends and
+receives, so the client stays cheap and reports its own busy share, client_busy).
+Servers, each its own program, none busy-polling: a hand-written level-triggered epoll
+server (kernel, case epoll), a hand-written liburing server (multishot accept and
+receive from a provided-buffer ring, single issuer + defer taskrun), libuv streams,
+libevent bufferevents, libev ev_io watchers, and vigil's own examples/echo_server on
+its uring and epoll backends (VIGIL_BACKEND). Records per server and point:
+requests_per_s, server_cpu_ns_per_request (every thread of the server process, read
+from /proc around the window), rtt_us (p50/p99 over round trips), client_busy, and from
+a separate, untimed run under `strace -f -c`, syscalls_per_request. Timed rounds
+alternate the servers per point, rotating the order; run.py pools the rounds."""
+import os
+import sys
+
+import plotting
+import rounds
+
+NAME = "net-echo"
+TITLE = "TCP echo over loopback, closed loop per connection (server CPU ns per request)"
+SEED = ("A completion-based sockets API: vigil's echo server at most 1.03x the server CPU per "
+        "request of the better hand-written server (epoll, liburing), below libuv, libevent and "
+        "libev, at least 0.97x the best requests/s, and on io_uring no more system calls per "
+        "request than hand-written liburing (+0.02).")
+
+# (program, system, case, backend)
+SYSTEMS = [("net_echo_epoll", "kernel", "epoll", None),
+           ("net_echo_liburing", "liburing", "multishot defer_taskrun", None),
+           ("net_echo_libuv", "libuv", "streams", None),
+           ("net_echo_libevent", "libevent", "bufferevent", None),
+           ("net_echo_libev", "libev", "ev_io", None),
+           ("echo_server", "vigil", "echo_server example", "uring"),
+           ("echo_server", "vigil", "echo_server example", "epoll")]
+POINTS = [(c, m) for c in (1, 100, 1000) for m in (64, 4096)]
+PARAMS = ("conns", "msg_bytes")
+DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver.py")
+
+
+def _cmd(ctx, s, point):
+    cmd = [sys.executable or "/usr/bin/python3", DRIVER, "--bin", ctx.bin, "--server", s[0], "--system", s[1],
+           "--case", s[2], "--conns", point[0], "--msg-bytes", point[1], "--tmp", ctx.tmp]
+    return cmd + (["--backend", s[3]] if s[3] else [])
+
+
+def _name(s):
+    return s[1] + (f" {s[3]}" if s[3] else "")
+
+
+def plan(ctx):
+    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (3, 0.8, 0.2)
+    steps = rounds.alternate(n_rounds, POINTS, SYSTEMS, lambda r, pt, s: dict(
+        cmd=_cmd(ctx, s, pt) + ["--seconds", secs, "--warmup", warm],
+        label=f"round {r + 1}/{n_rounds}: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=secs + warm + 0.4))
+    # the counting runs: untimed, after every timed round
+    for pt in POINTS:
+        n = max(1000 if ctx.quick else 3000, 3 * pt[0])
+        for s in SYSTEMS:
+            steps.append(dict(cmd=_cmd(ctx, s, pt) + ["--count", n, "--warmup", warm],
+                              label=f"count: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=1.5))
+    return steps
+
+
+def plot(rows, ax):
+    rows = [r for r in rows if r.get("metric") == "server_cpu_ns_per_request"]
+    if not rows:
+        return
+    xs = {pt: i for i, pt in enumerate(POINTS)}
+    series, system_of = {}, {}
+    for r in rows:
+        pt = (int(r["conns"]), int(r["msg_bytes"]))
+        if pt not in xs:
+            continue
+        name = r["system"] + (f" {r['backend']}" if r.get("backend") else "")
+        system_of[name] = r["system"]
+        series.setdefault(name, []).append((xs[pt], float(r["value"]) / 1e3))
+    ys = plotting.lines(ax, series, system_of)
+    ax.set_yscale("log")
+    plotting.log_ticks(ax, [1, 2, 5, 10, 20, 50, 100, 200], min(ys), max(ys))
+    ax.set_xticks(range(len(POINTS)))
+    ax.set_xticklabels([f"{c} x {m} B" for c, m in POINTS], fontsize=8)
+    ax.set_xlabel("connections x message size")
+    ax.set_ylabel("server CPU per request, us (log)")
+    ax.legend(fontsize=8, ncol=2)

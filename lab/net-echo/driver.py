@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""One net-echo step: starts a server pinned to CPU 0, runs net_echo_client pinned to
+CPU 1 against it, stops the server and prints the client's records.
+
+  driver.py --bin DIR --server PROG --system S --case C [--backend B]
+            --conns N --msg-bytes M (--seconds S [--warmup W] | --count N)
+
+A timed step (--seconds) prints requests_per_s, server_cpu_ns_per_request, rtt_us and
+client_busy (see client.c). A counting step (--count N) attaches `strace -f -c` to the
+running server once the client's connections are up and idle, lets the client make N
+requests, detaches, and prints syscalls_per_request: the server's system calls (every
+thread) / N, with "calls" naming them per request. Counting steps are never timed.
+Exit 77 (skipped) when the server or the client is not built, or strace is missing.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+import netsrv  # noqa: E402
+
+CLIENT = "net_echo_client"
+
+
+def skip(why):
+    print(f"skip: {why}", file=sys.stderr)
+    sys.exit(77)
+
+
+def keys_of(a):
+    k = {"bench": "net-echo", "system": a.system, "case": a.case}
+    if a.backend:
+        k["backend"] = a.backend
+    k.update(conns=a.conns, msg_bytes=a.msg_bytes)
+    return k
+
+
+def timed(a, srv, client):
+    keys = json.dumps(keys_of(a), separators=(",", ":"))[1:-1]
+    p = subprocess.run([client, "--port", str(srv.port), "--conns", str(a.conns), "--msg-bytes", str(a.msg_bytes),
+                        "--seconds", str(a.seconds), "--warmup", str(a.warmup), "--cpu", str(netsrv.CLIENT_CPU),
+                        "--pid", str(srv.pid), "--keys", keys],
+                       stdout=subprocess.PIPE, text=True, timeout=a.seconds + a.warmup + 60)
+    if p.returncode != 0:
+        raise RuntimeError(f"{CLIENT} exited {p.returncode}")
+    if not srv.alive():
+        raise RuntimeError(f"the server exited during the run (status {srv.p.returncode})")
+    sys.stdout.write(p.stdout)
+
+
+def strace_table(path):
+    """{call: count} and the total from `strace -c` output."""
+    calls, total = {}, None
+    with open(path) as f:
+        for line in f:
+            fs = line.split()
+            if len(fs) < 5 or not re.fullmatch(r"[\d.]+", fs[0]):
+                continue
+            name, n = fs[-1], int(fs[3])
+            if name == "total":
+                total = n
+            else:
+                calls[name] = n
+    return calls, total if total is not None else sum(calls.values())
+
+
+def counted(a, srv, client, tmp):
+    strace = shutil.which("strace")
+    if not strace:
+        skip("strace is not installed (system call counts need it)")
+    cl = subprocess.Popen([client, "--port", str(srv.port), "--conns", str(a.conns), "--msg-bytes", str(a.msg_bytes),
+                           "--warmup", str(a.warmup), "--cpu", str(netsrv.CLIENT_CPU), "--count", str(a.count)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    st = None
+    out = os.path.join(tmp, f"strace-{os.getpid()}.txt")
+    try:
+        if cl.stdout.readline().strip() != "warm":
+            raise RuntimeError(f"{CLIENT} did not warm up (status {cl.wait()})")
+        threads = len(os.listdir(f"/proc/{srv.pid}/task"))
+        st = subprocess.Popen([strace, "-f", "-c", "-o", out, "-p", str(srv.pid)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        attached = 0
+        while attached < threads:  # "strace: Process N attached", one line per thread
+            line = st.stderr.readline()
+            if not line:
+                skip(f"strace cannot trace here (status {st.wait()})")
+            if "attached" in line:
+                attached += 1
+        time.sleep(0.05)
+        cl.stdin.write("go\n")
+        cl.stdin.flush()
+        line = cl.stdout.readline().split()
+        if len(line) != 2 or line[0] != "done":
+            raise RuntimeError(f"{CLIENT} failed in the counting run (status {cl.wait()})")
+        done = int(line[1])
+        st.send_signal(signal.SIGINT)  # detach: strace writes its table
+        st.wait(30)
+        st.stderr.close()
+        st = None
+        cl.stdin.write("bye\n")
+        cl.stdin.flush()
+        cl.wait(30)
+    finally:
+        for p in (st, cl):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+    calls, total = strace_table(out)
+    rec = dict(keys_of(a), metric="syscalls_per_request", value=round(total / done, 4), n=done,
+               calls=", ".join(f"{k} {v / done:.3g}" for k, v in sorted(calls.items(), key=lambda kv: -kv[1])))
+    order = ["bench", "system", "case", "metric", "value", "n"]
+    print(json.dumps({k: rec[k] for k in order + [k for k in rec if k not in order]}))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--system", required=True)
+    ap.add_argument("--case", required=True)
+    ap.add_argument("--backend")
+    ap.add_argument("--conns", type=int, required=True)
+    ap.add_argument("--msg-bytes", type=int, required=True)
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--warmup", type=float, default=0.2)
+    ap.add_argument("--count", type=int)
+    ap.add_argument("--tmp", default="/tmp")
+    a = ap.parse_args(argv)
+    server, client = os.path.join(a.bin, a.server), os.path.join(a.bin, CLIENT)
+    for prog in (server, client):
+        if not os.access(prog, os.X_OK):
+            skip(f"program {os.path.basename(prog)} not built")
+    env = {"VIGIL_BACKEND": a.backend} if a.backend else None
+    port = netsrv.free_port()
+    with netsrv.Server([server, port], port, env=env) as srv:
+        if a.count:
+            counted(a, srv, client, a.tmp)
+        else:
+            timed(a, srv, client)
+        rc = srv.stop()
+        if rc != 0:
+            raise RuntimeError(f"{a.server} did not exit 0 on SIGINT (status {rc})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

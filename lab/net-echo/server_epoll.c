@@ -1,0 +1,113 @@
+/* net-echo's hand-written epoll server (system "kernel", case "epoll"): level-triggered
+ * epoll, one read and one write per ready connection (a write that does not take every
+ * byte keeps the rest and waits for EPOLLOUT), non-blocking accept4 until EAGAIN.
+ * CLI: srv.h. */
+#include "srv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+
+struct conn {
+    int fd;
+    size_t len, off; /* bytes kept after a short write: pend[off .. len) */
+    char *pend;
+};
+
+static char buf[65536];
+
+static void drop(int ep, struct conn *c)
+{
+    epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    free(c->pend);
+    free(c);
+}
+
+/* Writes pend; returns -1 on an error, 0 when all is written, 1 when bytes remain. */
+static int flush_pending(struct conn *c)
+{
+    ssize_t n = write(c->fd, c->pend + c->off, c->len - c->off);
+    if (n < 0)
+        return errno == EAGAIN ? 1 : -1;
+    c->off += (size_t)n;
+    return c->off < c->len;
+}
+
+int main(int argc, char **argv)
+{
+    int port = srv_port(argc, argv);
+    int sfd = srv_signalfd(SFD_NONBLOCK);
+    int lfd = srv_listen(port, SOCK_NONBLOCK);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    static struct conn lconn, sconn;
+    lconn.fd = lfd;
+    sconn.fd = sfd;
+    ev.data.ptr = &lconn;
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+    ev.data.ptr = &sconn;
+    epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+    srv_ready();
+    struct epoll_event evs[512];
+    for (;;) {
+        int n = epoll_wait(ep, evs, 512, -1);
+        if (n < 0 && errno != EINTR) {
+            perror("epoll_wait");
+            return 1;
+        }
+        for (int i = 0; i < n; i++) {
+            struct conn *c = evs[i].data.ptr;
+            if (c == &sconn)
+                return 0;
+            if (c == &lconn) {
+                for (;;) {
+                    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                    if (fd < 0)
+                        break;
+                    struct conn *nc = calloc(1, sizeof *nc);
+                    nc->fd = fd;
+                    struct epoll_event e = {.events = EPOLLIN, .data.ptr = nc};
+                    if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) < 0) {
+                        close(fd);
+                        free(nc);
+                    }
+                }
+                continue;
+            }
+            if (c->pend) { /* EPOLLOUT: the rest of a short write */
+                int r = flush_pending(c);
+                if (r < 0) {
+                    drop(ep, c);
+                } else if (r == 0) {
+                    free(c->pend);
+                    c->pend = NULL;
+                    struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+                    epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &e);
+                }
+                continue;
+            }
+            ssize_t r = read(c->fd, buf, sizeof buf);
+            if (r <= 0) {
+                if (r == 0 || errno != EAGAIN)
+                    drop(ep, c);
+                continue;
+            }
+            ssize_t w = write(c->fd, buf, (size_t)r);
+            if (w < 0 && errno != EAGAIN) {
+                drop(ep, c);
+                continue;
+            }
+            if (w < r) {
+                if (w < 0)
+                    w = 0;
+                c->len = (size_t)(r - w);
+                c->off = 0;
+                c->pend = malloc(c->len);
+                memcpy(c->pend, buf + w, c->len);
+                struct epoll_event e = {.events = EPOLLOUT, .data.ptr = c};
+                epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &e);
+            }
+        }
+    }
+}
