@@ -69,7 +69,8 @@
 #define IORING_ENTER_ABS_TIMER (1U << 5)
 #endif
 
-#define SQ_ENTRIES 256   /* a turn with more SQEs submits in chunks of this */
+#define SQ_ENTRIES 1024  /* a turn with more SQEs submits in chunks of this (a server with 1000
+                            connections sends up to one per connection per turn) */
 #define CQ_ENTRIES 4096  /* completions beyond this wait in the kernel (FEAT_NODROP) */
 #define ARM_MASK 0x3fffffffu /* arm ids: 30 bits of user_data, never 0 */
 #define IO_EVENTS (VIGIL_READ | VIGIL_PRI | VIGIL_WRITE)

@@ -44,7 +44,7 @@ struct vigil__ring_op {
 
 /* Op completions read from the CQ ring in one turn, at most this many; the rest wait in
  * the CQ ring for the next turn. */
-#define VIGIL__RING_DONE_CAP 512
+#define VIGIL__RING_DONE_CAP 1024
 
 struct vigil__ring;
 
