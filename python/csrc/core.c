@@ -6,9 +6,15 @@
  * vigil_loop_run(). vigil's callbacks (timers, fd watchers) run inside that call, so
  * they touch no Python object: they append to loop->pend, which the loop thread turns
  * into ready handles once it holds the GIL again. call_soon_threadsafe appends to the
- * ready queue under the GIL and wakes the loop only when loop->waiting says it sleeps;
- * waiting is set and the ready queue checked under the GIL before the wait, so a
- * wake-up cannot be lost between the check and the sleep. */
+ * ready queue under the GIL and rings the loop's own eventfd only when loop->waiting
+ * says it sleeps; waiting is set and the ready queue checked under the GIL before the
+ * wait, and the first caller clears it (under the GIL), so one sleep gets one write and
+ * a wake-up cannot be lost between the check and the sleep. The eventfd is drained by
+ * its watcher in whatever turn sees it readable: a write that lands after the drain
+ * costs one spurious turn, never a lost wake-up. (vigil_loop_wakeup is not used: its
+ * coalescing flag is cleared before the eventfd is drained, so a wake-up written in
+ * between is drained while the flag stays set, and every later vigil_loop_wakeup is
+ * dropped; reported to the library.) */
 #include "core.h"
 
 #include <structmember.h>
@@ -17,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,10 +120,23 @@ static void on_io(vigil_loop *vl, vigil_io *w, int revents)
     vigil_py_pend_push(vigil_loop_data(vl), fw, 1, revents);
 }
 
-static void on_wakeup(vigil_loop *vl, void *data)
+static void on_doorbell(vigil_loop *vl, vigil_io *w, int revents)
 {
+    uint64_t v;
     (void)vl;
-    (void)data;
+    (void)revents;
+    while (read(w->fd, &v, sizeof v) < 0 && errno == EINTR) {
+    }
+}
+
+static void ring_doorbell(LoopObject *l)
+{
+    if (!l->waiting || l->wake_fd < 0)
+        return;
+    l->waiting = 0; /* the first caller of this sleep rings; the GIL orders us */
+    uint64_t one = 1;
+    while (write(l->wake_fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
 }
 
 static void timer_unlink(LoopObject *l, TimerHandleObject *t)
@@ -504,9 +524,14 @@ static void loop_release(LoopObject *l)
         Py_DECREF(o);
     }
     l->npend = 0;
-    if (l->vl && l->pid == getpid())
+    if (l->vl && l->pid == getpid()) {
+        vigil_io_stop(l->vl, &l->wake_io);
         vigil_loop_free(l->vl);
+    }
     l->vl = NULL;
+    if (l->wake_fd >= 0)
+        close(l->wake_fd);
+    l->wake_fd = -1;
 }
 
 static PyObject *loop_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
@@ -514,6 +539,7 @@ static PyObject *loop_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     LoopObject *l = (LoopObject *)type->tp_alloc(type, 0);
     if (!l)
         return NULL;
+    l->wake_fd = -1;
     const char *backend = NULL;
     int precise = 0;
     PyObject *b = kw ? PyDict_GetItemString(kw, "backend") : NULL;
@@ -544,9 +570,20 @@ static PyObject *loop_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     }
     if (precise)
         opt.flags |= VIGIL_LOOP_PRECISE;
-    opt.on_wakeup = on_wakeup;
     opt.data = l;
+    l->wake_fd = -1;
     int r = vigil_loop_new(&l->vl, &opt);
+    if (r < 0) {
+        errno = -r;
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto fail;
+    }
+    l->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (l->wake_fd < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto fail;
+    }
+    r = vigil_io_start(l->vl, &l->wake_io, l->wake_fd, VIGIL_READ, on_doorbell);
     if (r < 0) {
         errno = -r;
         PyErr_SetFromErrno(PyExc_OSError);
@@ -666,8 +703,8 @@ static PyObject *loop_call_soon_impl(LoopObject *l, PyObject *const *args, Py_ss
         Py_DECREF(h);
         return NULL;
     }
-    if (threadsafe && l->waiting && l->vl)
-        vigil_loop_wakeup(l->vl);
+    if (threadsafe)
+        ring_doorbell(l);
     return (PyObject *)h;
 }
 
@@ -1131,8 +1168,11 @@ static PyObject *loop_timer_count(LoopObject *l, PyObject *unused)
 
 static PyObject *loop_wakeup(LoopObject *l, PyObject *unused)
 {
-    if (l->vl)
-        vigil_loop_wakeup(l->vl);
+    if (l->wake_fd >= 0) {
+        uint64_t one = 1;
+        if (write(l->wake_fd, &one, sizeof one) < 0) {
+        }
+    }
     Py_RETURN_NONE;
 }
 

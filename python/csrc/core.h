@@ -70,6 +70,8 @@ struct LoopObject {
     TimerHandleObject *timers; /* started timers (each holds a reference) */
     int closed, stopping, debug, running;
     volatile int waiting; /* the loop thread sleeps in vigil_loop_run (GIL released) */
+    int wake_fd;          /* eventfd: call_soon_threadsafe's doorbell */
+    vigil_io wake_io;
     int precise;
     int is_epoll;
     struct TransportObject *trs; /* transports whose vigil_io is started */
