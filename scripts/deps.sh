@@ -5,8 +5,11 @@ set -eu
 # abigail-tools: abidw/abidiff for the ABI check (scripts/abi.sh); clang-14 +
 # libclang-rt-14-dev (libFuzzer's runtime, only a Recommends of clang-14): the fuzz build
 # of make test (scripts/fuzz.sh). mandoc: the manual's lint test and make man-html.
+# python3-venv + python3-dev + libpython3.11-testsuite: the asyncio loop's tests (python/: a
+# venv of /usr/bin/python3 builds the extension and runs CPython's own test_events mixins
+# from the testsuite package).
 want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-dev libboost-dev
-      abigail-tools clang-14 libclang-rt-14-dev mandoc)
+      abigail-tools clang-14 libclang-rt-14-dev mandoc python3-venv python3-dev libpython3.11-testsuite)
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace
       libaio-dev wrk nginx-light)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 # wrk and nginx-light: lab/http-hello (wrk drives vigil's examples/http_hello and nginx)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The lab's Python: a venv of Debian's /usr/bin/python3 under the build dir with uvloop
+# (PyPI) and vigil's loop (python/, built by pip from the tree). Usage: venv.sh <dir>
+set -eu
+venv="$1"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+py=/usr/bin/python3
+[ -x "$venv/bin/python" ] || "$py" -m venv "$venv" >&2
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "setuptools>=61" wheel >&2
+"$venv/bin/python" -c 'import uvloop' 2>/dev/null || "$venv/bin/python" -m pip install -q --disable-pip-version-check uvloop >&2 \
+  || echo "lab: uvloop could not be installed; its steps will be skipped" >&2
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall "$root/python" >&2

@@ -1,0 +1,478 @@
+"""vigil's loop: what CPython's mixins do not cover. Each runs on the backend that
+VIGIL_BACKEND selects (ctest runs this file once per backend)."""
+import asyncio
+import gc
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+
+import pytest
+
+import vigil
+from vigil import _core
+
+
+@pytest.fixture
+def loop():
+    lp = vigil.new_event_loop()
+    yield lp
+    if not lp.is_closed():
+        lp.close()
+
+
+def test_backend_is_the_one_asked(loop):
+    want = os.environ.get("VIGIL_BACKEND")
+    assert loop.backend in ("uring", "epoll", "poll")
+    if want:
+        assert loop.backend == want
+    for b in ("epoll", "poll"):
+        lp = vigil.new_event_loop(backend=b)
+        assert lp.backend == b
+        lp.close()
+
+
+def test_policy_and_factories():
+    async def main():
+        return type(asyncio.get_running_loop())
+
+    assert vigil.run(main()) is vigil.Loop
+    with asyncio.Runner(loop_factory=vigil.new_event_loop) as r:
+        assert r.run(main()) is vigil.Loop
+    if sys.version_info >= (3, 12):
+        assert asyncio.run(main(), loop_factory=vigil.new_event_loop) is vigil.Loop
+    old = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(vigil.EventLoopPolicy())
+    try:
+        assert asyncio.run(main()) is vigil.Loop
+    finally:
+        asyncio.set_event_loop_policy(old)
+    # Importing vigil changed nothing.
+    assert asyncio.run(main()) is not vigil.Loop
+
+
+def test_time_is_monotonic_seconds(loop):
+    a = time.monotonic()
+    t = loop.time()
+    b = time.monotonic()
+    assert a <= t <= b
+
+
+@pytest.mark.parametrize("delay_us", [0, 1, 100, 1000, 10000])
+def test_timers_never_early(loop, delay_us):
+    errors = []
+    n = 60 if delay_us < 10000 else 15
+
+    def cb(deadline_ns):
+        errors.append(time.monotonic_ns() - deadline_ns)
+        if len(errors) == n:
+            loop.stop()
+
+    def arm():
+        t0 = time.monotonic_ns()
+        loop.call_later(delay_us / 1e6, cb, t0 + delay_us * 1000)
+
+    for i in range(n):
+        loop.call_later(i * (delay_us + 50) / 1e6, arm)
+    loop.call_later(30, loop.stop)
+    loop.run_forever()
+    assert len(errors) == n
+    assert min(errors) >= 0, f"a timer ran {-min(errors)} ns early"
+
+
+def test_call_at_never_early(loop):
+    seen = []
+    for k in range(50):
+        when = loop.time() + k * 0.0003
+        loop.call_at(when, lambda w=when: seen.append(time.monotonic() - w))
+    loop.call_later(0.1, loop.stop)
+    loop.run_forever()
+    assert len(seen) == 50 and min(seen) >= 0
+
+
+def test_timer_order_deadline_then_scheduling(loop):
+    order = []
+    base = loop.time() + 0.02
+    for i, off in enumerate([3, 1, 2, 1, 3, 0, 1]):
+        loop.call_at(base + off * 0.001, order.append, (off, i))
+    loop.call_at(base + 0.01, loop.stop)
+    loop.run_forever()
+    assert order == sorted(order)
+
+
+def test_call_soon_fifo_and_args(loop):
+    out = []
+    for i in range(1000):
+        loop.call_soon(out.append, i)
+    loop.call_soon(loop.stop)
+    loop.run_forever()
+    assert out == list(range(1000))
+
+
+def test_cancelled_timers_release_their_handles(loop):
+    hs = [loop.call_later(100, lambda: None) for _ in range(100)]
+    assert loop._vigil_timer_count() == 100
+    for h in hs:
+        h.cancel()
+        assert h.cancelled()
+    assert loop._vigil_timer_count() == 0
+    loop.call_soon(loop.stop)
+    loop.run_forever()
+
+
+def test_call_soon_threadsafe_wakes_a_sleeping_loop(loop):
+    loop.call_later(60, loop.stop)  # the loop would sleep a minute without the wake-up
+
+    def poke():
+        time.sleep(0.05)
+        loop.call_soon_threadsafe(loop.stop)
+
+    th = threading.Thread(target=poke)
+    th.start()
+    t0 = time.monotonic()
+    loop.run_forever()
+    th.join()
+    assert time.monotonic() - t0 < 5
+
+
+def test_call_soon_threadsafe_from_many_threads(loop):
+    n_threads, n_calls = 4, 2000
+    got = []
+    done = threading.Event()
+
+    def cb(i):
+        got.append(i)
+        if len(got) == n_threads * n_calls:
+            loop.stop()
+
+    def worker(k):
+        for i in range(n_calls):
+            loop.call_soon_threadsafe(cb, k * n_calls + i)
+            if i % 500 == 0:
+                time.sleep(0.001)
+
+    ths = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
+    for t in ths:
+        t.start()
+    loop.call_later(30, loop.stop)
+    loop.run_forever()
+    for t in ths:
+        t.join()
+    assert sorted(got) == list(range(n_threads * n_calls))
+    done.set()
+
+
+def test_exception_handler_gets_callback_errors(loop):
+    seen = []
+    loop.set_exception_handler(lambda lp, ctx: seen.append(ctx))
+
+    def boom():
+        raise ZeroDivisionError("x")
+
+    loop.call_soon(boom)
+    loop.call_soon(loop.stop)
+    loop.run_forever()
+    assert len(seen) == 1
+    assert isinstance(seen[0]["exception"], ZeroDivisionError)
+    assert seen[0]["message"].startswith("Exception in callback")
+
+
+def test_system_exit_escapes_run_forever(loop):
+    after = []
+
+    def bye():
+        raise SystemExit(3)
+
+    loop.call_soon(bye)
+    loop.call_soon(after.append, 1)
+    with pytest.raises(SystemExit):
+        loop.run_forever()
+    assert not loop.is_running()
+    loop.call_soon(loop.stop)
+    loop.run_forever()  # the callback queued behind it still runs
+    assert after == [1]
+
+
+def test_keyboard_interrupt_during_run_forever(loop):
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("needs the main thread")
+    loop.call_later(30, loop.stop)
+    t = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT))
+    t.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        loop.run_forever()
+    t.join()
+    assert time.monotonic() - t0 < 10
+    assert not loop.is_running()
+    assert loop.run_until_complete(asyncio.sleep(0, "ok")) == "ok"
+
+
+def test_debug_mode_slow_callback_warning(loop, caplog):
+    loop.set_debug(True)
+    loop.slow_callback_duration = 0.01
+    loop.call_soon(time.sleep, 0.03)
+    loop.call_soon(loop.stop)
+    with caplog.at_level("WARNING", logger="asyncio"):
+        loop.run_forever()
+    assert any("Executing" in r.getMessage() and "took" in r.getMessage() for r in caplog.records)
+
+
+def test_debug_mode_thread_check(loop):
+    loop.set_debug(True)
+    errs = []
+
+    async def main():
+        def other():
+            try:
+                loop.call_soon(lambda: None)
+            except RuntimeError as e:
+                errs.append(e)
+
+        th = threading.Thread(target=other)
+        th.start()
+        th.join()
+
+    loop.run_until_complete(main())
+    assert errs and "thread" in str(errs[0])
+
+
+def test_close_with_pending_callbacks(loop):
+    ran = []
+    loop.call_soon(ran.append, 1)
+    loop.call_later(0.001, ran.append, 2)
+    r, w = socket.socketpair()
+    loop.add_reader(r, ran.append, 3)
+    w.send(b"x")
+    loop.close()
+    assert ran == []
+    assert loop.is_closed()
+    with pytest.raises(RuntimeError):
+        loop.call_soon(ran.append, 4)
+    assert loop.remove_reader(r) is False
+    r.close()
+    w.close()
+
+
+def test_fd_closed_while_watched(loop):
+    """Closing a watched fd (without remove_reader) must not break the loop; the same
+    fd number reused by a new socket is watched afresh once re-added."""
+    r, w = socket.socketpair()
+    calls = []
+    loop.add_reader(r.fileno(), calls.append, "old")
+    fd = r.fileno()
+    r.close()
+    w.close()
+    loop.call_later(0.02, loop.stop)
+    loop.run_forever()
+    assert "old" not in calls  # a selector drops a closed fd; so does vigil (no EBADF callback)
+    loop.remove_reader(fd)
+    r2, w2 = socket.socketpair()
+    loop.add_reader(r2.fileno(), lambda: (calls.append("new"), loop.stop()))
+    w2.send(b"x")
+    loop.call_later(5, loop.stop)
+    loop.run_forever()
+    assert "new" in calls
+    loop.remove_reader(r2.fileno())
+    r2.close()
+    w2.close()
+
+
+def test_transport_socket_closed_underneath(loop):
+    """A transport whose fd is closed behind its back ends with connection_lost."""
+    lost = loop.create_future()
+
+    class P(asyncio.Protocol):
+        def connection_lost(self, exc):
+            if not lost.done():
+                lost.set_result(exc)
+
+    async def main():
+        a, b = socket.socketpair()
+        tr, _ = await loop.create_connection(P, sock=a)
+        b.close()  # the peer goes away: EOF
+        return await asyncio.wait_for(lost, 5)
+
+    loop.run_until_complete(main())
+
+
+def _pair_servers(loop, server_proto):
+    async def mk():
+        srv = await loop.create_server(server_proto, "127.0.0.1", 0)
+        port = srv.sockets[0].getsockname()[1]
+        return srv, port
+    return loop.run_until_complete(mk())
+
+
+def test_flow_control_pause_and_resume_writing(loop):
+    events = []
+    chunks = []
+
+    class Sink(asyncio.Protocol):
+        def connection_made(self, tr):
+            self.tr = tr
+            tr.pause_reading()
+            sink.append(tr)
+
+        def data_received(self, data):
+            chunks.append(len(data))
+
+    sink = []
+    srv, port = _pair_servers(loop, Sink)
+
+    class Source(asyncio.Protocol):
+        def connection_made(self, tr):
+            self.tr = tr
+
+        def pause_writing(self):
+            events.append("pause")
+
+        def resume_writing(self):
+            events.append("resume")
+
+    async def main():
+        tr, pr = await loop.create_connection(Source, "127.0.0.1", port)
+        tr.set_write_buffer_limits(high=64 * 1024, low=16 * 1024)
+        assert tr.get_write_buffer_limits() == (16 * 1024, 64 * 1024)
+        while not sink:
+            await asyncio.sleep(0.001)
+        block = b"x" * 65536
+        for _ in range(200):
+            tr.write(block)
+            if "pause" in events:
+                break
+        assert "pause" in events
+        assert tr.get_write_buffer_size() > 64 * 1024
+        sink[0].resume_reading()  # the peer drains: the buffer empties, writing resumes
+        for _ in range(500):
+            if "resume" in events:
+                break
+            await asyncio.sleep(0.01)
+        assert events[-1] == "resume"
+        assert tr.get_write_buffer_size() <= 16 * 1024
+        tr.close()
+        srv.close()
+        await srv.wait_closed()
+
+    loop.run_until_complete(main())
+
+
+def test_pause_reading_stops_data_received(loop):
+    got = []
+
+    class Srv(asyncio.Protocol):
+        def connection_made(self, tr):
+            tr.write(b"a" * 10)
+
+    srv, port = _pair_servers(loop, Srv)
+
+    class Cli(asyncio.Protocol):
+        def connection_made(self, tr):
+            tr.pause_reading()
+            assert not tr.is_reading()
+
+        def data_received(self, data):
+            got.append(data)
+
+    async def main():
+        tr, _ = await loop.create_connection(Cli, "127.0.0.1", port)
+        await asyncio.sleep(0.05)
+        assert got == []
+        tr.resume_reading()
+        assert tr.is_reading()
+        for _ in range(100):
+            if got:
+                break
+            await asyncio.sleep(0.01)
+        assert b"".join(got) == b"a" * 10
+        tr.close()
+        srv.close()
+        await srv.wait_closed()
+
+    loop.run_until_complete(main())
+
+
+def test_streams_echo_large(loop):
+    async def handle(r, w):
+        while data := await r.read(65536):
+            w.write(data)
+            await w.drain()
+        w.close()
+
+    async def main():
+        srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = srv.sockets[0].getsockname()[1]
+        r, w = await asyncio.open_connection("127.0.0.1", port)
+        payload = os.urandom(3 * 1024 * 1024)
+
+        async def send():
+            w.write(payload)
+            await w.drain()
+            w.write_eof()
+
+        task = asyncio.ensure_future(send())
+        got = await r.read(-1) if False else await r.readexactly(len(payload))
+        await task
+        assert got == payload
+        w.close()
+        srv.close()
+        await srv.wait_closed()
+
+    loop.run_until_complete(main())
+
+
+def test_subprocess_and_signal(loop):
+    async def main():
+        p = await asyncio.create_subprocess_exec(sys.executable, "-c", "print('hi')",
+                                                 stdout=asyncio.subprocess.PIPE)
+        out, _ = await p.communicate()
+        assert out.strip() == b"hi" and p.returncode == 0
+        got = loop.create_future()
+        loop.add_signal_handler(signal.SIGUSR1, got.set_result, "usr1")
+        os.kill(os.getpid(), signal.SIGUSR1)
+        assert await asyncio.wait_for(got, 5) == "usr1"
+        assert loop.remove_signal_handler(signal.SIGUSR1)
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals need the main thread")
+    loop.run_until_complete(main())
+
+
+def test_after_fork_child_cannot_run_parent_loop_but_new_loop_works(loop):
+    pid = os.fork()
+    if pid == 0:  # child
+        code = 0
+        try:
+            try:
+                loop.run_until_complete(asyncio.sleep(0))
+                code = 1
+            except RuntimeError:
+                pass
+            lp = vigil.new_event_loop()
+            if lp.run_until_complete(asyncio.sleep(0.001, "ok")) != "ok":
+                code = 2
+            lp.close()
+        except BaseException:
+            code = 3
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert loop.run_until_complete(asyncio.sleep(0, "parent")) == "parent"
+
+
+def test_no_reference_leak_in_steady_state(loop):
+    async def work():
+        for _ in range(200):
+            await asyncio.sleep(0)
+            loop.call_soon(lambda: None)
+            loop.call_later(0.0001, lambda: None).cancel()
+
+    loop.run_until_complete(work())
+    gc.collect()
+    if not hasattr(sys, "gettotalrefcount"):
+        n0 = len(gc.get_objects())
+        loop.run_until_complete(work())
+        gc.collect()
+        assert len(gc.get_objects()) - n0 < 50

@@ -1,0 +1,26 @@
+"""vigil: an asyncio event loop written in C over libvigil.
+
+Importing this package changes nothing. A program opts in with one of:
+
+    asyncio.run(main(), loop_factory=vigil.new_event_loop)          # Python 3.12+
+    with asyncio.Runner(loop_factory=vigil.new_event_loop) as r:     # 3.11+
+        r.run(main())
+    asyncio.set_event_loop_policy(vigil.EventLoopPolicy())           # every new loop
+    loop = vigil.new_event_loop(backend="epoll", precise=False)
+
+backend selects vigil's wait engine (uring, epoll, poll; default: the VIGIL_BACKEND
+environment variable, else io_uring where allowed, else epoll). precise=True makes every
+timer wake within a few microseconds of its deadline at some CPU cost.
+See vigil._loop for what is written in C and what in Python.
+"""
+from ._loop import EventLoopPolicy, Loop, new_event_loop
+from ._core import libvigil_version
+
+__all__ = ("Loop", "EventLoopPolicy", "new_event_loop", "run")
+
+
+def run(main, *, debug=None, **loop_kwargs):
+    """asyncio.run(main) on a vigil loop (any Python >= 3.11)."""
+    import asyncio
+    with asyncio.Runner(debug=debug, loop_factory=lambda: Loop(**loop_kwargs)) as runner:
+        return runner.run(main)
