@@ -35,7 +35,7 @@ SYSTEMS = [("net_echo_epoll", "kernel", "epoll", None),
            ("echo_server", "vigil", "echo_server example", "epoll")]
 POINTS = [(c, m) for c in (1, 100, 1000) for m in (64, 4096)]
 PARAMS = ("conns", "msg_bytes")
-DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver.py")
+DRIVER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common", "echodrive.py")
 
 
 def _cmd(ctx, s, point):

@@ -96,8 +96,8 @@ def loop_factory(name):
     if name == "uvloop":
         import uvloop
         return uvloop.new_event_loop
-    import vigil_asyncio  # python/ in this repository
-    return vigil_asyncio.new_event_loop
+    import vigil  # python/ in this repository; VIGIL_BACKEND picks its backend
+    return vigil.new_event_loop
 
 
 if __name__ == "__main__":

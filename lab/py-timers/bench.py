@@ -29,7 +29,7 @@ def _venv(ctx):
 def plan(ctx):
     venv = _venv(ctx)
     py = os.path.join(venv, "bin", "python")
-    steps = [dict(cmd=["/bin/bash", os.path.join(HERE, "venv.sh"), venv], label="venv (uvloop, vigil)",
+    steps = [dict(cmd=["/bin/bash", os.path.join(os.path.dirname(HERE), "common", "pyvenv.sh"), venv], label="venv (uvloop, vigil)",
                   est_s=60, timeout_s=900)]
     rounds = 1 if ctx.quick else 3
     k = 0

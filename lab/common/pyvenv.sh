@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The lab's Python: a venv of Debian's /usr/bin/python3 under the build dir with uvloop
-# (PyPI) and vigil's loop (python/, built by pip from the tree). Usage: venv.sh <dir>
+# (PyPI) and vigil's loop (python/, built by pip from the tree), shared by the Python
+# benchmarks (py-timers, py-echo); each runs it as its first step (cheap when up to date). Usage: pyvenv.sh <dir>
 set -eu
 venv="$1"
-root="$(cd "$(dirname "$0")/../.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"  # lab/common/ -> the repository
 py=/usr/bin/python3
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv" >&2
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "setuptools>=61" wheel >&2

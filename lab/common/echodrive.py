@@ -1,9 +1,14 @@
 #!/usr/bin/python3
-"""One net-echo step: starts a server pinned to CPU 0, runs net_echo_client pinned to
-CPU 1 against it, stops the server and prints the client's records.
+"""One step of an echo benchmark (lab/net-echo, lab/py-echo): starts a server pinned to
+CPU 0, runs net_echo_client (lab/net-echo/client.c) pinned to CPU 1 against it, stops the
+server and prints the client's records.
 
-  driver.py --bin DIR --server PROG --system S --case C [--backend B]
-            --conns N --msg-bytes M (--seconds S [--warmup W] | --count N)
+  echodrive.py --bench NAME --bin DIR --server PROG [--server-arg=X ...] --system S --case C
+               [--backend B] --conns N --msg-bytes M (--seconds S [--warmup W] | --count N)
+
+PROG is a program in DIR (or an absolute path, e.g. a Python); the server's command line
+is PROG, the --server-arg values in order, then the port (the lab's server CLI contract,
+netsrv.py).
 
 A timed step (--seconds) prints requests_per_s, server_cpu_ns_per_request, rtt_us and
 client_busy (see client.c). A counting step (--count N) attaches `strace -f -c` to the
@@ -22,7 +27,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netsrv  # noqa: E402
 
 CLIENT = "net_echo_client"
@@ -34,7 +39,7 @@ def skip(why):
 
 
 def keys_of(a):
-    k = {"bench": "net-echo", "system": a.system, "case": a.case}
+    k = {"bench": a.bench, "system": a.system, "case": a.case}
     if a.backend:
         k["backend"] = a.backend
     k.update(conns=a.conns, msg_bytes=a.msg_bytes)
@@ -121,7 +126,9 @@ def counted(a, srv, client, tmp):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True)
+    ap.add_argument("--bench", default="net-echo")
     ap.add_argument("--server", required=True)
+    ap.add_argument("--server-arg", action="append", default=[])
     ap.add_argument("--system", required=True)
     ap.add_argument("--case", required=True)
     ap.add_argument("--backend")
@@ -132,13 +139,13 @@ def main(argv):
     ap.add_argument("--count", type=int)
     ap.add_argument("--tmp", default="/tmp")
     a = ap.parse_args(argv)
-    server, client = os.path.join(a.bin, a.server), os.path.join(a.bin, CLIENT)
+    server, client = os.path.join(a.bin, a.server), os.path.join(a.bin, CLIENT)  # an absolute server stays
     for prog in (server, client):
         if not os.access(prog, os.X_OK):
             skip(f"program {os.path.basename(prog)} not built")
     env = {"VIGIL_BACKEND": a.backend} if a.backend else None
     port = netsrv.free_port()
-    with netsrv.Server([server, port], port, env=env) as srv:
+    with netsrv.Server([server] + a.server_arg + [port], port, env=env) as srv:
         if a.count:
             counted(a, srv, client, a.tmp)
         else:
