@@ -5,6 +5,9 @@
 #   make lab [BENCH=name] [QUICK=1]   release build, benchmarks, tables, report in build/lab/
 #   make install [PREFIX=/usr/local]
 #   make man-html        regenerate docs/man/ (the manual as HTML) from man/pages/
+#   make package         the Debian packages (debian/) from a clean copy of the tree, into
+#                        $(BUILD)/package: dpkg-buildpackage, lintian, then the unpacked .debs
+#                        build and run the README's first program (scripts/package.sh)
 #   make abi-baseline    rewrite abi/libvigil.abi on purpose (after a version bump; see scripts/abi.sh)
 #   make abi-check       the ABI check alone (make test runs it as the ctest test abi_check)
 # BUILD=dir puts the build trees elsewhere (parallel work in one checkout).
@@ -15,7 +18,7 @@ PYTHON  := /usr/bin/python3
 CTEST_ARGS ?=
 CMAKE_ARGS ?=
 
-.PHONY: all lib test lab install clean deps-test deps-lab abi-check abi-baseline man-html
+.PHONY: all lib test lab install package clean deps-test deps-lab deps-package abi-check abi-baseline man-html
 
 all: lib
 
@@ -23,6 +26,8 @@ deps-test:
 	@bash scripts/deps.sh test
 deps-lab:
 	@bash scripts/deps.sh lab
+deps-package:
+	@bash scripts/deps.sh package
 
 lib: deps-test
 	@cmake -S . -B $(BUILD)/rel -DCMAKE_BUILD_TYPE=Release -DVIGIL_LAB=OFF >/dev/null
@@ -51,6 +56,8 @@ install: lib
 
 man-html: deps-test
 	@bash scripts/man-html.sh
+package: deps-package
+	@bash scripts/package.sh $(BUILD)/package
 
 # ThreadSanitizer: a build of its own ($(BUILD)/tsan: TSan and ASan cannot share a
 # process) running the tests labelled "threads" (vigil_test THREADS). A report fails

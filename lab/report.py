@@ -7,14 +7,28 @@ run.py calls it at the end of `make lab`; it can be rerun alone on a results fil
 report opens with the machine, kernel, date and run id; then, per benchmark, its title,
 the seed patch's claim next to the plot, and the table of figures (median / p99).
 A bench.py may define plot(rows, ax) to draw its own figure on a matplotlib Axes;
-otherwise the report draws a grouped bar chart (median, p99 as an error mark).
+otherwise the report draws a grouped bar chart (median, p99 as an error mark). A plot()
+that takes a third argument, targets, gets the benchmark's targets with their thresholds
+in this run (plotting.target_marks draws them).
+
+The report opens with one summary table, the claims at a glance: each target the issues
+set, vigil's figure, the best peer's figure measured in the same run, the ratio and
+whether the target holds. The targets and their verdicts come from the project's
+checker, ../shared/targets.py (beside the repository; --targets names another file):
+report.py imports it by path and runs its checks on these records, reading the figures
+each check compares as it computes them. Without the checker (a fresh clone) the summary
+gives, per benchmark and metric, vigil's best figure and the best other system's, and
+says that no targets were checked.
 Needs matplotlib (python3-matplotlib, /usr/bin/python3); without it the report has
 tables only.
 """
 import argparse
 import html
+import importlib.util
+import inspect
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -29,7 +43,232 @@ try:
 except ImportError:  # tables only
     plt = None
 
-LOWER_IS_BETTER_EXCEPT = ("iops", "msgs_per_s")
+LOWER_IS_BETTER_EXCEPT = ("iops", "msgs_per_s", "requests_per_s")
+HERE = os.path.dirname(os.path.abspath(__file__))
+# ../shared/targets.py beside the repository (or beside the folder of git worktrees).
+TARGETS_PY = next((p for p in (os.path.normpath(os.path.join(HERE, *[".."] * n, "shared", "targets.py"))
+                               for n in (2, 3)) if os.path.exists(p)),
+                  os.path.normpath(os.path.join(HERE, "..", "..", "shared", "targets.py")))
+UNITS = {"ns_per_op": "ns", "ns_per_turn": "ns", "ns_per_change": "ns", "syscalls_per_turn": "calls/turn",
+         "syscalls_per_batch": "calls/batch", "syscalls_per_io": "calls/IO", "iops": "IOPS",
+         "cpu_ns_per_io": "ns CPU/IO", "cpu_ns_per_wakeup": "ns CPU/wake-up", "error_us": "us",
+         "early_count": "early", "msgs_per_s": "msg/s", "rtt_us": "us", "cpu_ns_per_msg": "ns CPU/msg",
+         "requests_per_s": "req/s", "server_cpu_ns_per_request": "ns CPU/req",
+         "syscalls_per_request": "calls/req"}
+NUM = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+STATE = {None: "MISSING", True: "HOLDS", False: "SHORT"}
+
+
+# ---- the summary: claims at a glance -------------------------------------------------
+
+def load_targets(path):
+    """The checker module loaded from its file (it is no package), or None."""
+    if not path or not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location("vigil_shared_targets", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod if all(hasattr(mod, n) for n in ("CHECKS", "Report", "low", "high")) else None
+
+
+def latest_run(rows):
+    """Only the last run's records, as the checker reads them."""
+    runs = [r.get("run") for r in rows if r.get("run") is not None]
+    return [r for r in rows if r.get("run") == runs[-1]] if runs else rows
+
+
+def is_vigil(rec):
+    return str(rec.get("system", "")).startswith("vigil")
+
+
+def fmt_num(v):
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}" if a >= 0.01 or v == 0 else f"{v:.2g}"
+
+
+def fmt_figure(v, rec, key):
+    unit = UNITS.get(rec.get("metric"), str(rec.get("metric", "")))
+    at = "" if key == "value" else f" ({key})"
+    return f"{fmt_num(v)} {unit}{at}"
+
+
+def _decimals(text):
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _close(v, text):
+    return abs(v - float(text)) <= 0.5 * 10 ** -_decimals(text) + 1e-9 * max(1.0, abs(v))
+
+
+def comparative(name):
+    """A target relative to another system (a factor, or a comparison with a name)."""
+    return bool(re.search(r"\d(?:\.\d+)?x\b", name) or re.search(r"(?:<=|>=|<|>)\s+[A-Za-z]", name))
+
+
+def claim_sentence(bench, name):
+    text = name[len(bench):].lstrip(" :") if name.startswith(bench) else name
+    if bench == "smallset" and name.startswith("smallset uring"):
+        text = "uring" + name[len("smallset uring"):]
+    for a, b in (("<=", "at most"), (">=", "at least"), (" < ", " below "), (" > ", " above ")):
+        text = text.replace(a, b)
+    text = text.strip() or name
+    return text + ("" if text.endswith(".") else ".")
+
+
+def claim_row(bench, name, holds, figure, pool):
+    """One summary row: the check's verdict and figure, and the vigil and peer figures it
+    compared, found among the values the check computed (pool: (value, key, record))."""
+    fig = str(figure).strip()
+    row = {"bench": bench, "name": name, "claim": claim_sentence(bench, name), "state": STATE[holds],
+           "holds": holds, "figure": fig, "vigil": None, "peer": None, "ratio": None, "target": None}
+    vig = [p for p in pool if is_vigil(p[2])]
+    peers = [p for p in pool if not is_vigil(p[2])]
+
+    def by_values(a, b):
+        for v in reversed(vig):
+            for p in reversed(peers):
+                if _close(v[0], a) and _close(p[0], b):
+                    return v, p
+        return None
+
+    def by_ratio(text, tops=vig, bottoms=peers):
+        for v in reversed(tops):
+            for p in reversed(bottoms):
+                if p is not v and p[0] and _close(v[0] / p[0], text):
+                    return v, p
+        return None
+    pair = None
+    m1 = re.match(rf"^({NUM})\s*/\s*({NUM})(?:\s*[A-Za-z]+)?\s*=\s*({NUM})$", fig)
+    m2 = re.match(rf"^({NUM}) vs ({NUM})", fig)
+    if m1:
+        row["ratio"] = float(m1.group(3))
+        pair = by_values(m1.group(1), m1.group(2)) or by_ratio(m1.group(3))
+    elif m2:
+        a, b = float(m2.group(1)), float(m2.group(2))
+        row["ratio"] = a / b if b else None
+        pair = by_values(m2.group(1), m2.group(2))
+    elif re.fullmatch(NUM, fig) and comparative(name):
+        row["ratio"] = float(fig)
+        pair = by_ratio(fig) or by_ratio(fig, pool, pool)  # vigil against vigil: preload, fds=200/15
+    elif re.match(rf"^({NUM})x\b", fig):
+        row["ratio"] = float(re.match(rf"^({NUM})x\b", fig).group(1))
+    if pair:
+        (v, vk, vr), (p, pk, pr) = pair
+        row["vigil"] = f"{lab.series_label(vr)}: {fmt_figure(v, vr, vk)}"
+        row["peer"] = f"{lab.series_label(pr)}: {fmt_figure(p, pr, pk)}"
+        if row["ratio"] is None and p:
+            row["ratio"] = v / p
+        fm = re.search(r"(?:<=|>=|<|>)\s*(?:(\d+(?:\.\d+)?)x\s)?", name)
+        if fm and " + " not in name:
+            row["target"] = {"metric": vr.get("metric"), "key": vk, "value": float(fm.group(1) or 1.0) * p,
+                             "holds": holds, "name": name, "system": vr.get("system"), "case": vr.get("case"),
+                             "params": {k: vr[k] for k in lab.PARAM_KEYS + ("gap_us", "conns", "engine", "backend")
+                                        if k in vr}}
+    elif holds is not None and not comparative(name):
+        row["vigil"] = fig  # an absolute target: the figure is vigil's
+    return row
+
+
+def claims_from_targets(tmod, rows):
+    """Runs every check of the checker on this run's records (as `targets.py` does on
+    build/lab/results.jsonl) and returns its verdicts as summary rows, in its order."""
+    pool, out = [], []
+    orig_low, orig_high = tmod.low, tmod.high
+
+    def spy(fn):
+        def inner(rs, key="value"):
+            v = fn(rs, key)
+            if v is not None:
+                src = [r for r in rs if key in r and float(r[key]) == v]
+                if src:
+                    pool.append((v, key, src[0]))
+            return v
+        return inner
+    bench = None
+
+    class Rep(tmod.Report):
+        def check(self, name, holds, figure):
+            super().check(name, holds, figure)
+            out.append(claim_row(bench, name, holds, figure, list(pool)))
+    tmod.low, tmod.high = spy(orig_low), spy(orig_high)
+    try:
+        for name, fn in tmod.CHECKS.items():
+            bench = getattr(tmod, "BENCH", {}).get(name, name)
+            brows = latest_run([r for r in rows if r.get("bench") == bench])
+            del pool[:]
+            rep = Rep()
+            if not brows:
+                rep.check(name, None, "no records in this run")
+                out[-1]["claim"] = "Every target of this benchmark (not run)."
+                continue
+            try:
+                fn(brows, rep)
+            except (KeyError, ValueError, TypeError, ZeroDivisionError) as e:
+                rep.check(name, False, f"records not in the lab contract's shape: {e!r}")
+    finally:
+        tmod.low, tmod.high = orig_low, orig_high
+    return out
+
+
+def claims_without_targets(rows):
+    """No checker: per benchmark and metric, vigil's best figure and the best other
+    system's (best over every case and parameter), with no target."""
+    out = []
+    for bench in dict.fromkeys(r.get("bench") for r in rows):
+        brows = [r for r in rows if r.get("bench") == bench]
+        for metric in dict.fromkeys(r.get("metric") for r in brows):
+            ms = [r for r in brows if r.get("metric") == metric and "value" in r]
+            pick = max if metric in LOWER_IS_BETTER_EXCEPT else min
+            v = pick((r for r in ms if is_vigil(r)), key=lambda r: float(r["value"]), default=None)
+            p = pick((r for r in ms if not is_vigil(r)), key=lambda r: float(r["value"]), default=None)
+            row = {"bench": bench, "name": f"{bench} {metric}", "state": "-", "holds": None, "target": None,
+                   "claim": f"{metric}: best of each side ({'higher' if pick is max else 'lower'} is better).",
+                   "vigil": None, "peer": None, "ratio": None, "figure": ""}
+            if v:
+                row["vigil"] = f"{lab.series_label(v)}: {fmt_figure(float(v['value']), v, 'value')}"
+            if p:
+                row["peer"] = f"{lab.series_label(p)}: {fmt_figure(float(p['value']), p, 'value')}"
+            if v and p and float(p["value"]):
+                row["ratio"] = float(v["value"]) / float(p["value"])
+            out.append(row)
+    return out
+
+
+def summary_html(claims, with_targets, targets_path, present):
+    h = ["<h2 id=summary>The claims at a glance</h2>"]
+    if with_targets:
+        held = sum(1 for c in claims if c["state"] == "HOLDS")
+        h.append(f"<p>{held} of {len(claims)} targets hold in this run (the issues' targets, as "
+                 f"<code>{html.escape(os.path.basename(targets_path))}</code> checks them). vigil's figure and the "
+                 "best peer's are the two the target compares, measured in this run; ratio = vigil / peer "
+                 "(lower is better except IOPS, messages and requests per second).</p>")
+    else:
+        h.append(f"<p class=skip>No targets checked: the checker <code>{html.escape(targets_path)}</code> is "
+                 f"{'not a targets checker' if present else 'not there'} (it lives beside the repository, in "
+                 "../shared/). Below: per benchmark and metric, vigil's best figure and the best other "
+                 "system's in this run; ratio = vigil / other.</p>")
+    h.append("<table class=summary><colgroup><col class=cb><col class=cc><col class=cv><col class=cp>"
+             "<col class=cr><col class=ch></colgroup><tr><th>benchmark</th><th>claim</th><th>vigil</th>"
+             "<th>best peer, same run</th><th>ratio</th><th>target</th></tr>")
+    for c in claims:
+        ratio = f"{c['ratio']:.2f}" if isinstance(c.get("ratio"), float) else "&ndash;"
+        vig = html.escape(c["vigil"]) if c.get("vigil") else "&ndash;"
+        peer = html.escape(c["peer"]) if c.get("peer") else "&ndash;"
+        if not c.get("vigil") and not c.get("peer") and c.get("figure") and c.get("ratio") is None:
+            vig = f"<span class=fig>{html.escape(c['figure'])}</span>"
+        cls = {"HOLDS": "ok", "SHORT": "fail", "MISSING": "skip"}.get(c["state"], "")
+        h.append(f"<tr class=claim data-name='{html.escape(c['name'])}' data-state='{c['state']}'>"
+                 f"<td class=s><a href='#{html.escape(str(c['bench']))}'>{html.escape(str(c['bench']))}</a></td>"
+                 f"<td class=s>{html.escape(c['claim'])}</td><td class=s>{vig}</td><td class=s>{peer}</td>"
+                 f"<td>{ratio}</td><td class={cls}>{c['state']}</td></tr>")
+    h.append("</table>")
+    return "".join(h)
 
 
 def load(path):
@@ -87,7 +326,7 @@ def default_plot(fig, rows, param_keys):
         ax.grid(axis="y", alpha=0.3)
 
 
-def draw(name, mod, rows, path):
+def draw(name, mod, rows, path, targets=()):
     """Writes the benchmark's PNG; returns None or the reason the plot is missing/fallback."""
     note = None
     param_keys = getattr(mod, "PARAMS", lab.PARAM_KEYS) if mod else lab.PARAM_KEYS
@@ -96,7 +335,11 @@ def draw(name, mod, rows, path):
     if custom:
         fig = plt.figure(figsize=(9, 5))
         try:
-            custom([dict(r) for r in rows], fig.add_subplot(1, 1, 1))
+            ax = fig.add_subplot(1, 1, 1)
+            if len(inspect.signature(custom).parameters) >= 3:
+                custom([dict(r) for r in rows], ax, [dict(t) for t in targets])
+            else:
+                custom([dict(r) for r in rows], ax)
             fig.tight_layout()
             fig.savefig(path, dpi=100)
             plt.close(fig)
@@ -113,33 +356,45 @@ def draw(name, mod, rows, path):
     return note
 
 
+COLS = 7  # parameter columns per table: wider tables are split, so none scrolls sideways
+
+
 def html_table(rows, param_keys):
     out = []
     for metric, params, series, cells in lab.table_data(rows, param_keys):
         has_p99 = any("p99" in r for r in cells.values())
         out.append(f"<p class=metric>{html.escape(str(metric))}"
-                   f"{' &mdash; median / p99' if has_p99 else ''}</p><table><tr><th></th>")
-        out += [f"<th>{html.escape(lab.param_label(p))}</th>" for p in params]
-        out.append("</tr>")
-        for s in series:
-            out.append(f"<tr><th class=s>{html.escape(s)}</th>")
-            for p in params:
-                r = cells.get((p, s))
-                out.append(f"<td>{html.escape(lab.cell_text(r))}</td>")
+                   f"{' &mdash; median / p99' if has_p99 else ''}</p>")
+        for i in range(0, max(1, len(params)), COLS):
+            part = params[i:i + COLS]
+            out.append("<table class=fig><tr><th></th>")
+            out += [f"<th>{html.escape(lab.param_label(p))}</th>" for p in part]
             out.append("</tr>")
-        out.append("</table>")
+            for s in series:
+                if not any((p, s) in cells for p in part):
+                    continue
+                out.append(f"<tr><th class=s>{html.escape(s)}</th>")
+                for p in part:
+                    r = cells.get((p, s))
+                    out.append(f"<td>{html.escape(lab.cell_text(r))}</td>")
+                out.append("</tr>")
+            out.append("</table>")
     return "".join(out)
 
 
 CSS = """
-body{font-family:sans-serif;max-width:1200px;margin:1em auto;color:#222}
+body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 .5em;color:#222}
 h1{margin-bottom:.2em} .meta{color:#555} .meta td{padding:0 1em 0 0}
 .bench{border-top:1px solid #ccc;margin-top:1.5em;padding-top:.5em}
 .row{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}
-.row img{max-width:760px;border:1px solid #eee}
+.row img{max-width:min(760px,100%);border:1px solid #eee}
 .seed{flex:1;min-width:260px;background:#f6f6f0;padding:.8em;border-left:4px solid #b8a}
-table{border-collapse:collapse;font-size:90%;margin:.3em 0 1em}
-td,th{border:1px solid #ddd;padding:2px 8px;text-align:right} th.s{text-align:left}
+table{border-collapse:collapse;font-size:85%;margin:.3em 0 1em;max-width:100%}
+td,th{border:1px solid #ddd;padding:2px 6px;text-align:right;overflow-wrap:anywhere} th.s,td.s{text-align:left}
+table.fig th{font-weight:normal;background:#f4f4f4}
+table.summary{width:100%;table-layout:fixed;font-size:80%} table.summary td{vertical-align:top}
+col.cb{width:8%} col.cc{width:38%} col.cv{width:19%} col.cp{width:19%} col.cr{width:6%} col.ch{width:10%}
+.ok{color:#080;font-weight:bold} .fig{color:#555}
 .metric{font-weight:bold;margin:.6em 0 0} .steps{font-size:85%;color:#555}
 .fail{color:#b00} .skip{color:#a60}
 """
@@ -148,6 +403,7 @@ td,th{border:1px solid #ddd;padding:2px 8px;text-align:right} th.s{text-align:le
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="folder of results.jsonl (build/lab)")
+    ap.add_argument("--targets", default=TARGETS_PY, help=f"the targets checker (default {TARGETS_PY})")
     a = ap.parse_args(argv)
     out = os.path.abspath(a.out)
     rows = load(os.path.join(out, "results.jsonl"))
@@ -177,7 +433,7 @@ def main(argv):
     if status.get("quick"):
         h.append("<tr><td>Mode</td><td><b>quick</b> (QUICK=1: short runs, figures are indicative)</td></tr>")
     h.append("</table><p class=meta>Medians and p99s over batches; systems measured in alternation "
-             "in this one run. Lower is better except iops and msgs_per_s. Raw records: "
+             "in this one run. Lower is better except iops, msgs_per_s and requests_per_s. Raw records: "
              "<a href='results.jsonl'>results.jsonl</a>; steps: <a href='run.json'>run.json</a>, "
              "<a href='run.log'>run.log</a>.</p>")
     if status.get("interrupted"):
@@ -185,6 +441,26 @@ def main(argv):
     h.append("<p>" + " &middot; ".join(f"<a href='#{html.escape(n)}'>{html.escape(n)}</a>" for n in order) + "</p>")
     if not plt:
         h.append("<p class=fail>matplotlib is missing (apt-get install python3-matplotlib): tables only.</p>")
+    tmod, why = None, None
+    try:
+        tmod = load_targets(a.targets)
+    except Exception as e:  # a broken checker must not cost the report
+        why = f"the checker failed to load: {e!r}"
+    claims = None
+    if tmod:
+        try:
+            claims = claims_from_targets(tmod, rows)
+        except Exception as e:
+            why, tmod = f"the checker failed on these records: {e!r}", None
+    if claims is None:
+        claims = claims_without_targets(rows)
+    if why:
+        h.append(f"<p class=fail>{html.escape(why)}</p>")
+    h.append(summary_html(claims, tmod is not None, a.targets, os.path.exists(a.targets or "")))
+    targets_of = {}
+    for c in claims:
+        if c.get("target"):
+            targets_of.setdefault(c["bench"], []).append(c["target"])
 
     for name in order:
         folder, mod = mods.get(name, (name, None))
@@ -192,13 +468,14 @@ def main(argv):
         title = getattr(mod, "TITLE", "") if mod else ""
         seed = getattr(mod, "SEED", "") if mod else ""
         param_keys = getattr(mod, "PARAMS", lab.PARAM_KEYS) if mod else lab.PARAM_KEYS
-        h.append(f"<div class=bench id='{html.escape(name)}'><h2>{html.escape(name)}</h2>"
+        h.append(f"<div class=bench id='{html.escape(name)}'><h2>{html.escape(name)} "
+                 "<a class=steps href='#summary'>(summary)</a></h2>"
                  f"<p>{html.escape(title)}</p><div class=row>")
         note = None
         if brows and plt:
             png = f"{name}.png"
             try:
-                note = draw(name, mod, brows, os.path.join(out, png))
+                note = draw(name, mod, brows, os.path.join(out, png), targets_of.get(name, ()))
                 h.append(f"<img src='{html.escape(png)}' alt='{html.escape(name)} plot'>")
             except Exception as e:
                 note = f"no plot: {e!r}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages vigil's build, tests and lab need, only those missing.
-# Usage: scripts/deps.sh [test|lab]   (test: build + test deps; lab: everything)
+# Usage: scripts/deps.sh [test|lab|package]   (test: build + test deps; lab: everything;
+#   package: what `make package` needs on top of test: dpkg-buildpackage and its helpers, lintian)
 set -eu
 # abigail-tools: abidw/abidiff for the ABI check (scripts/abi.sh); clang-14 +
 # libclang-rt-14-dev (libFuzzer's runtime, only a Recommends of clang-14): the fuzz build
@@ -13,6 +14,9 @@ want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-d
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace
       libaio-dev wrk nginx-light)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 # wrk and nginx-light: lab/http-hello (wrk drives vigil's examples/http_hello and nginx)
+# package: debian/control's Build-Depends (debhelper, cmake, pkg-config, liburing-dev) plus
+# the tools around dpkg-buildpackage; man-db for the unpacked packages' check (man -l).
+[ "${1:-test}" = package ] && want+=(dpkg-dev debhelper fakeroot lintian man-db)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -52,7 +52,7 @@ def _name(r):
     return f"{r['system']} {r['case']}" if r["system"] == "kernel" else r["system"]
 
 
-def plot(rows, ax):
+def plot(rows, ax, targets=()):
     series, system_of = {}, {}
     for r in rows:
         if r.get("metric") == "ns_per_change":
@@ -68,4 +68,5 @@ def plot(rows, ax):
     ax.set_yscale("log")
     plotting.log_ticks(ax, [100, 200, 300, 500, 1000, 2000, 5000], min(ys), max(ys))
     ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
+    plotting.target_marks(ax, targets, "ns_per_change", lambda t: int(t["params"]["changes"]))
     ax.set_title("ctl-batch: cost of one interest change, by batch size")

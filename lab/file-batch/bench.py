@@ -23,6 +23,7 @@ import os
 import sys
 
 import count
+import plotting
 import rounds
 
 NAME = "file-batch"
@@ -79,7 +80,7 @@ def _series(r):
     return s
 
 
-def plot(rows, ax):
+def plot(rows, ax, targets=()):
     """IOPS by batch size, one line per system, one panel-column per file (drawn as
     groups on one axis: unwritten, cached, written)."""
     pts = {}
@@ -102,6 +103,8 @@ def plot(rows, ax):
             xs = [fi * 4 + {1: 0, 8: 1, 32: 2}.get(b, 0) for b, _ in p]
             ax.plot(xs, [v / 1000 for _, v in p], marker="o", color=colors[n], label=n if fi == 0 else None,
                     ls="--" if n.endswith("registered") else "-")
+    plotting.target_marks(ax, targets, "iops", lambda t: files.index(t["params"]["file"]) * 4 + {1: 0, 8: 1, 32: 2}[int(t["params"]["batch"])]
+                          if t["params"].get("file") in files and int(t["params"].get("batch", 0)) in (1, 8, 32) else None, div=1000)
     ax.set_xticks([fi * 4 + j for fi in range(len(files)) for j in range(3)])
     ax.set_xticklabels([f"{f}\nb={b}" if j == 1 else f"b={b}" for f in files for j, b in enumerate((1, 8, 32))],
                        fontsize="small")

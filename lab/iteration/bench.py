@@ -39,7 +39,7 @@ def plan(ctx):
     return rounds.alternate(n_rounds, FDS, SYSTEMS, step)
 
 
-def plot(rows, ax):
+def plot(rows, ax, targets=()):
     """Lines over N per system and A. A series far above the rest (vigil's poll backend:
     ppoll scans every fd) is drawn clipped and named in a note with its figures, so the
     close race between the others stays readable."""
@@ -66,6 +66,7 @@ def plot(rows, ax):
             continue
         ax.plot(xs, ys, ls=ls, marker="o" if active == 1 else "s", color=plotting.color(system),
                 alpha=1.0 if active == 1 else 0.55, label=label)
+    plotting.target_marks(ax, targets, "ns_per_turn", lambda t: int(t["params"]["fds"]))
     ax.set_xscale("log")
     ax.set_xticks(list(FDS))
     ax.set_xticklabels([str(n) for n in FDS])

@@ -36,7 +36,7 @@ def plan(ctx):
         est_s=secs + 0.05, env=env_of(ctx, s[1])))
 
 
-def plot(rows, ax):
+def plot(rows, ax, targets=()):
     rows = [r for r in rows if r.get("metric") == "ns_per_op"]
     if not rows:
         return
@@ -60,6 +60,7 @@ def plot(rows, ax):
     clk = [float(r["value"]) for r in rows if r.get("case") == "clock_gettime"]
     if clk:
         ax.axhline(clk[0], ls=":", color="#555555", lw=1, label=f"one clock_gettime: {clk[0]:.0f} ns")
+    plotting.target_marks(ax, targets, "ns_per_op", lambda t: cases.index(t["case"]) if t.get("case") in cases else None)
     ax.set_xticks(range(len(cases)))
     ax.set_xticklabels(["send+receive pair", "send alone", "receive alone"])
     ax.set_yscale("log")

@@ -38,7 +38,7 @@ def plan(ctx):
     return rounds.alternate(n_rounds, [(d, p) for d in DEPTHS for p in PATTERNS], SYSTEMS, step)
 
 
-def plot(rows, ax):
+def plot(rows, ax, targets=()):
     rows = [r for r in rows if r.get("metric") == "ns_per_op"]
     if not rows:
         return
@@ -51,6 +51,7 @@ def plot(rows, ax):
             if pts:
                 ax.plot([d for d, _ in pts], [v for _, v in pts], ls=styles[p], marker=marks[p],
                         color=plotting.color(s), label=f"{s} {p}")
+    plotting.target_marks(ax, targets, "ns_per_op", lambda t: int(t["params"]["depth"]))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(DEPTHS))

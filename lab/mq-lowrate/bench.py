@@ -35,11 +35,12 @@ def plan(ctx):
     return rounds.alternate(n_rounds, GAPS, SYSTEMS, step)
 
 
-def plot(rows, ax):
+def plot(rows, ax, targets=()):
     rows = [r for r in rows if r.get("metric") == "cpu_ns_per_msg"]
     if not rows:
         return
     plotting.p50_p99_lines(ax, rows, "gap_us", ("kernel", "boost", "vigil"), div=1e3)
+    plotting.target_marks(ax, targets, "cpu_ns_per_msg", lambda t: int(t["params"]["gap_us"]), div=1e3)
     ax.set_xscale("log")
     ax.set_xticks(list(GAPS))
     ax.set_xticklabels(["50 us", "200 us", "1 ms", "10 ms"])

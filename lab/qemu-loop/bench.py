@@ -67,7 +67,7 @@ def _name(r):
     return f"{r['system']} {r['case']}" if r["system"] == "kernel" else r["system"]
 
 
-def plot(rows, ax):
+def plot(rows, ax, targets=()):
     series, system_of = {}, {}
     for r in rows:
         if r.get("metric") == "ns_per_turn":
@@ -79,4 +79,5 @@ def plot(rows, ax):
     ax.set_yscale("log")
     plotting.log_ticks(ax, [1, 1.5, 2, 3, 5, 10, 20, 50], min(ys), max(ys))
     ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
+    plotting.target_marks(ax, targets, "ns_per_turn", lambda t: int(t["params"]["fds"]), div=1000)
     ax.set_title("qemu-loop: cost of one turn by number of fds (seed: ppoll grows, batching stays flat)")

@@ -16,6 +16,7 @@ Alternation: for each delay, every system runs in turn (the order rotated), in r
 each program prints its round's records with their samples and run.py pools the rounds
 into one record per series (lab/common/rounds.py): error percentiles over all samples,
 early wake-ups and CPU summed."""
+import plotting
 
 NAME = "timer-error"
 TITLE = "Timer wake-up error vs requested delay (us; negative = early)"
@@ -79,7 +80,7 @@ def _label(r):
     return s
 
 
-def plot(rows, ax):
+def plot(rows, ax, targets=()):
     cpu = {(_label(r), int(r["delay_us"])): float(r["value"]) for r in rows if r.get("metric") == "cpu_ns_per_wakeup"}
     rows = [r for r in rows if r.get("metric") == "error_us"]
     if not rows:
@@ -114,6 +115,7 @@ def plot(rows, ax):
     # the seed's own figures: 2008, select/poll with ms timeouts vs on hrtimers
     ax.plot([1, 1200], [998 - 1, 1997 - 1200], "*", color="#e377c2", ms=11, label="2008 mail: select, ms timeouts")
     ax.axhline(4, color="#e377c2", ls=":", lw=1.2, label="2008 mail: on hrtimers, ~4 us")
+    plotting.target_marks(ax, targets, "error_us", lambda t: float(t["params"]["delay_us"]))
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=lo)
