@@ -21,6 +21,7 @@ import importlib.util
 import json
 import math
 import os
+import signal
 import platform
 import shutil
 import subprocess
@@ -273,6 +274,14 @@ def resolve(cmd0, bin_dir):
     return cmd0 if os.path.isabs(cmd0) else os.path.join(bin_dir, cmd0)
 
 
+def kill_group(p):
+    """Kills a step and every process of its session (it was started as a session leader)."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:
+        p.kill()
+
+
 def run_step(step, bin_dir, quick, log, tick=None):
     """Runs one step. Returns (status, records, note) with status pass|skip|fail."""
     cmd = [str(c) for c in step["cmd"]]
@@ -289,8 +298,10 @@ def run_step(step, bin_dir, quick, log, tick=None):
     log.write(f"\n$ {' '.join(cmd)}  env={step.get('env') or {}}\n")
     log.flush()
     try:
+        # Its own session: a step that times out is killed with everything it started
+        # (a server, strace), which would otherwise hold its pipes open for ever.
         p = subprocess.Popen([exe] + cmd[1:], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+                             text=True, start_new_session=True)
     except OSError as e:
         return "fail", [], f"cannot run: {e}"
     t0 = time.monotonic()
@@ -303,12 +314,12 @@ def run_step(step, bin_dir, quick, log, tick=None):
             if tick:
                 tick(time.monotonic() - t0)
             if time.monotonic() - t0 > timeout:
-                p.kill()
+                kill_group(p)
                 out, err = p.communicate()
                 log.write(out + err)
                 return "fail", [], f"timed out after {timeout:.0f}s"
         except BaseException:  # Ctrl-C: never leave a benchmark running behind us
-            p.kill()
+            kill_group(p)
             p.wait()
             raise
     log.write(out)

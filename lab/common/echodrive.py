@@ -95,7 +95,10 @@ def counted(a, srv, client, tmp):
             line = st.stderr.readline()
             if not line:
                 skip(f"strace cannot trace here (status {st.wait()})")
-            if "attached" in line:
+            m = re.search(r"attached with (\d+) threads", line)  # strace -p: one line for all
+            if m:
+                attached += int(m.group(1))
+            elif "attached" in line:
                 attached += 1
         time.sleep(0.05)
         cl.stdin.write("go\n")
