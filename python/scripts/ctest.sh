@@ -40,7 +40,9 @@ except OSError as e: print(e); sys.exit(1)") || { echo "SKIP: backend $backend n
     "$venv/bin/python" -c 'import test.test_asyncio.test_events' 2>/dev/null \
       || { echo "SKIP: CPython's test package missing (Debian: libpython3.11-testsuite)"; exit 77; } ;;
   esac
-  cd "$here" && exec "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider --timeout 120 "tests/$test"
+  # From tests/: python -m pytest puts the cwd first on sys.path, and python/vigil (no _core
+  # there) would shadow the installed package.
+  cd "$here/tests" && exec "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider --timeout 120 "$test"
   ;;
 *) echo "usage: $0 venv|run ..." >&2; exit 2 ;;
 esac
