@@ -39,7 +39,7 @@
 #define SENDV_MAX 512
 #define RX_JOIN_MAX (256 * 1024)
 #define POOL_BUF_SIZE 16384
-#define POOL_BUF_COUNT 2048
+#define POOL_BUF_COUNT 1024 /* 16 MiB of address space per loop, touched as used */
 
 typedef struct TransportObject TransportObject;
 
