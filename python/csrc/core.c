@@ -496,7 +496,6 @@ static int check_open(LoopObject *l)
 
 static void loop_release(LoopObject *l)
 {
-    vigil_py_transport_loop_closed(l);
     /* Timers: stop, unlink, drop the loop's references. */
     while (l->timers) {
         TimerHandleObject *t = l->timers;
@@ -529,6 +528,8 @@ static void loop_release(LoopObject *l)
         vigil_loop_free(l->vl);
     }
     l->vl = NULL;
+    l->npend = 0;                      /* what vigil_loop_free's last callbacks recorded */
+    vigil_py_transport_loop_closed(l); /* after: vigil ended the sockets' requests */
     if (l->wake_fd >= 0)
         close(l->wake_fd);
     l->wake_fd = -1;
@@ -628,7 +629,6 @@ static void loop_dealloc(LoopObject *l)
         PyObject_ClearWeakRefs((PyObject *)l);
     loop_release(l);
     PyMem_Free(l->rq);
-    PyMem_Free(l->rbuf);
     free(l->pend);
     Py_TYPE(l)->tp_free((PyObject *)l);
 }

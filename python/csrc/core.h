@@ -74,8 +74,7 @@ struct LoopObject {
     vigil_io wake_io;
     int precise;
     int is_epoll;
-    struct TransportObject *trs; /* transports whose vigil_io is started */
-    char *rbuf;                  /* the loop's receive buffer (VIGIL_PY_RBUF bytes) */
+    struct TransportObject *trs; /* transports whose vigil_sock is open */
     pid_t pid;
     PyObject *weakreflist;
 };
@@ -88,7 +87,6 @@ int vigil_py_pend_push(LoopObject *loop, void *obj, int kind, int revents);
 int vigil_py_rq_push(LoopObject *loop, PyObject *item); /* steals item */
 
 /* transport.c */
-#define VIGIL_PY_RBUF (256 * 1024)
 extern PyTypeObject Vigil_TransportType;
 int vigil_py_transport_init(PyObject *module);
 int vigil_py_transport_event(LoopObject *loop, void *tr, int revents);

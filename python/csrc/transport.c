@@ -2,50 +2,88 @@
  * vigil._loop.SocketTransport (the Python shell gives it asyncio's class hierarchy and
  * does the rare work: errors, connection_lost, flow-control calls into the protocol).
  *
- * The I/O sits behind three functions, the only ones that touch the socket, so the
- * completion sockets API (<vigil/net.h>: receives into loop-owned buffers, sends that
- * complete when every byte is out) can replace readiness + recv/send later:
- *   tio_recv()       read what is there into the loop's buffer (or the protocol's)
- *   tio_send_now()   try a write immediately; report how much went out
- *   tio_flush()      push the buffered bytes when the socket is writable
- * and one function, tio_watch(), that makes the vigil_io's mask match the state
- * (READ while reading, WRITE only while bytes wait: a write is tried at once and the fd
- * is watched for writability only when it would block).
+ * The I/O goes through the completion sockets API (<vigil/net.h>), so on io_uring a
+ * turn's receives and sends ride the turn's one io_uring_enter (a multishot receive into
+ * the loop's buffer pool, sends that complete when every byte is out); on epoll and
+ * poll vigil emulates the same completions. At creation the transport gives vigil a
+ * dup() of the socket's fd (vigil_sock_open owns and closes it; the Python socket stays
+ * the shell's: get_extra_info('socket'), sendfile). The vigil_sock is malloc'd: a
+ * transport freed while vigil still finishes its close leaves it to the close callback.
  *
- * Lifetime: while its vigil_io is started, a TransportIO holds a reference to itself
- * (vigil keeps a raw pointer) and sits on the loop's list, so closing the loop can stop
- * it. Events recorded during the wait queue the object itself on the ready queue (one
- * entry per turn, with the union of its events), so its reads and writes run in FIFO
- * order with every other callback, as a selector loop's reader and writer handles do. */
+ *   tio_rx_update()  start/stop the receive stream to match the state (reading, paused,
+ *                    closing); pause_reading keeps what vigil already received
+ *   tio_deliver()    hand the recorded receives to the protocol, in order
+ *   tio_send()       start a send (a bytes object: no copy) or a sendv of the queue
+ *   tio_reap()       end the sends vigil completed: release their objects
+ *
+ * vigil's callbacks run inside vigil_loop_run, maybe without the GIL: they only record
+ * (the buffer on the transport's receive ring, a send slot's result) and push the
+ * transport once on the loop's pending list; the transport then runs from the ready
+ * queue with the GIL, in FIFO order with every other callback.
+ *
+ * Lifetime: while vigil may call back (a receive stream runs or a send is in flight) the
+ * transport holds a reference to itself; while its vigil_sock is open it sits on the
+ * loop's list, so closing the loop can finish it. */
 #include "core.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define WQ_IOV 64
+#define NSLOT 2
+#define SENDV_MAX 512
+#define RX_JOIN_MAX (256 * 1024)
+#define POOL_BUF_SIZE 16384
+#define POOL_BUF_COUNT 1024 /* 16 MiB of address space per loop, touched as used */
 
-typedef struct TransportObject {
+typedef struct TransportObject TransportObject;
+
+/* A send in flight: the objects it keeps alive and its iovec array. */
+struct wslot {
+    vigil_net_req req;
+    TransportObject *t;
+    PyObject **objs;
+    size_t n, cap;
+    struct iovec *iov;
+    Py_ssize_t bytes;
+    ssize_t res;
+    char busy, done;
+};
+
+struct rxe {
+    vigil_buf *buf;
+    ssize_t res;
+};
+
+struct TransportObject {
     PyObject_HEAD
     LoopObject *loop;
     PyObject *sock, *shell, *protocol;
     PyObject *data_received;             /* bound: protocol.data_received */
     PyObject *get_buffer, *buffer_updated; /* bound: BufferedProtocol */
-    vigil_io io;
-    int fd;
-    uint32_t pend_ev;
+    vigil_sock *vs;                      /* NULL once closed */
+    struct wslot slot[NSLOT];
+    int nbusy;
+    /* Receives recorded by the callback: a ring (C heap), the head used up to rx_off. */
+    struct rxe *rx;
+    size_t rx_head, rx_len, rx_cap;
+    size_t rx_off;
     Py_ssize_t high, low;
-    /* The write buffer: bytes objects, the first one sent up to wq_off. */
+    /* The write queue: bytes objects not yet handed to vigil. */
     PyObject **wq;
-    size_t wq_head, wq_len, wq_cap, wq_off;
-    Py_ssize_t wsize;
+    size_t wq_head, wq_len, wq_cap;
+    Py_ssize_t wq_bytes, fly_bytes;
     int conn_lost;
-    char io_active, queued, started, paused, closing, eof, read_eof, buffered, empty_waiter, detached;
+    char queued, pend_marked, selfref, rx_on, rx_ended, started, paused, closing, eof, eof_done, read_eof,
+        buffered, empty_waiter, detached, lost_called;
     struct TransportObject *lprev, *lnext;
     PyObject *weakreflist;
-} TransportObject;
+};
 
 /* --------------------------------------------------------------- helpers */
 
@@ -92,6 +130,26 @@ static int fatal(TransportObject *t, int err, const char *msg, int write_side)
     return 0;
 }
 
+/* A protocol callback raised: the shell's _fatal_error with the exception. */
+static int proto_error(TransportObject *t, const char *msg)
+{
+    if (PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+        return -1;
+    PyObject *tp, *v, *tb;
+    PyErr_Fetch(&tp, &v, &tb);
+    PyErr_NormalizeException(&tp, &v, &tb);
+    if (tb)
+        PyException_SetTraceback(v, tb);
+    PyObject *x = PyObject_CallMethod(t->shell, "_fatal_error", "Os", v, msg);
+    Py_XDECREF(tp);
+    Py_XDECREF(v);
+    Py_XDECREF(tb);
+    if (!x)
+        return swallow();
+    Py_DECREF(x);
+    return 0;
+}
+
 static void wq_clear(TransportObject *t)
 {
     while (t->wq_len) {
@@ -100,8 +158,7 @@ static void wq_clear(TransportObject *t)
         t->wq_len--;
     }
     t->wq_head = 0;
-    t->wq_off = 0;
-    t->wsize = 0;
+    t->wq_bytes = 0;
 }
 
 static int wq_push(TransportObject *t, PyObject *bytes)
@@ -123,13 +180,8 @@ static int wq_push(TransportObject *t, PyObject *bytes)
     Py_INCREF(bytes);
     t->wq[(t->wq_head + t->wq_len) & (t->wq_cap - 1)] = bytes;
     t->wq_len++;
-    t->wsize += PyBytes_GET_SIZE(bytes);
+    t->wq_bytes += PyBytes_GET_SIZE(bytes);
     return 0;
-}
-
-static void on_tio(vigil_loop *vl, vigil_io *w, int revents)
-{
-    vigil_py_pend_push(vigil_loop_data(vl), w->data, 2, revents);
 }
 
 static void list_add(TransportObject *t)
@@ -153,244 +205,411 @@ static void list_del(TransportObject *t)
     t->lprev = t->lnext = NULL;
 }
 
-/* Makes the watcher match the state. May drop the self-reference: callers hold one. */
-static int tio_watch(TransportObject *t)
+/* Holds the self-reference while vigil may call back. May drop the last reference:
+ * callers hold one. */
+static void ref_update(TransportObject *t)
 {
-    LoopObject *l = t->loop;
-    uint32_t mask = 0;
-    if (!t->detached && l->vl) {
-        if (t->started && !t->paused && !t->closing && !t->read_eof)
-            mask |= VIGIL_READ;
-        if (t->wq_len)
-            mask |= VIGIL_WRITE;
+    int want = t->nbusy || (t->vs && t->rx_on);
+    if (want && !t->selfref) {
+        t->selfref = 1;
+        Py_INCREF(t);
+    } else if (!want && t->selfref) {
+        t->selfref = 0;
+        Py_DECREF(t);
     }
-    int r = 0;
-    if (!mask) {
-        if (t->io_active) {
-            if (l->vl)
-                vigil_io_stop(l->vl, &t->io);
-            t->io_active = 0;
-            list_del(t);
-            Py_DECREF(t);
+}
+
+static void set_oserror(int err)
+{
+    errno = err;
+    PyErr_SetFromErrno(PyExc_OSError);
+}
+
+/* ------------------------------------------------- vigil's callbacks (no GIL) */
+
+static void mark(TransportObject *t, vigil_loop *vl)
+{
+    if (t->pend_marked)
+        return;
+    t->pend_marked = 1;
+    vigil_py_pend_push(vigil_loop_data(vl), t, 2, 0);
+}
+
+static void on_recv(vigil_loop *vl, vigil_sock *s, ssize_t res, vigil_buf *buf)
+{
+    TransportObject *t = s->data;
+    if (!t) {
+        vigil_buf_put(vl, buf);
+        return;
+    }
+    if (res <= 0) {
+        t->rx_on = 0;
+        t->rx_ended = 1;
+    }
+    if (t->rx_len == t->rx_cap) {
+        size_t ncap = t->rx_cap ? t->rx_cap * 2 : 8;
+        struct rxe *n = malloc(ncap * sizeof *n); /* no GIL here: plain C heap */
+        if (!n) {
+            /* Out of memory: end the stream with an error the protocol will see. */
+            vigil_buf_put(vl, buf);
+            if (t->rx_on)
+                vigil_sock_recv_stop(vl, s);
+            t->rx_on = 0;
+            t->rx_ended = 1;
+            if (t->rx_len) {
+                struct rxe *last = &t->rx[(t->rx_head + t->rx_len - 1) & (t->rx_cap - 1)];
+                if (last->res > 0) {
+                    vigil_buf_put(vl, last->buf);
+                    last->buf = NULL;
+                }
+                last->res = -ENOMEM;
+            }
+            mark(t, vl);
+            return;
         }
-        return 0;
+        for (size_t i = 0; i < t->rx_len; i++)
+            n[i] = t->rx[(t->rx_head + i) & (t->rx_cap - 1)];
+        free(t->rx);
+        t->rx = n;
+        t->rx_head = 0;
+        t->rx_cap = ncap;
     }
-    if (t->io_active) {
-        if (t->io.events != mask)
-            r = vigil_io_modify(l->vl, &t->io, mask);
+    t->rx[(t->rx_head + t->rx_len) & (t->rx_cap - 1)] = (struct rxe){buf, res};
+    t->rx_len++;
+    mark(t, vl);
+}
+
+static void on_sent(vigil_loop *vl, vigil_net_req *req, ssize_t res)
+{
+    struct wslot *w = req->data;
+    w->res = res;
+    w->done = 1;
+    mark(w->t, vl);
+}
+
+static void on_sock_closed(vigil_loop *vl, vigil_sock *s)
+{
+    (void)vl;
+    free(s);
+}
+
+/* Closes the vigil socket (the dup): receives stop now, sends in flight complete
+ * (-ECANCELED) later, and the close callback frees the vigil_sock. */
+static void sock_close(TransportObject *t)
+{
+    if (!t->vs)
+        return;
+    vigil_loop *vl = t->loop->vl;
+    vigil_sock *vs = t->vs;
+    t->vs = NULL;
+    list_del(t);
+    if (vl) {
+        while (t->rx_len) {
+            vigil_buf_put(vl, t->rx[t->rx_head].buf);
+            t->rx_head = (t->rx_head + 1) & (t->rx_cap - 1);
+            t->rx_len--;
+        }
+        t->rx_off = 0;
+        vs->data = NULL;
+        if (vigil_sock_close(vl, vs, on_sock_closed) < 0)
+            free(vs);
     } else {
-        r = vigil_io_start(l->vl, &t->io, t->fd, mask, on_tio);
-        if (r == 0) {
-            t->io_active = 1;
-            list_add(t);
-            Py_INCREF(t);
-        }
+        free(vs); /* the loop is gone, and vigil_loop_free closed it */
     }
-    if (r < 0) {
-        errno = -r;
-        PyErr_SetFromErrno(PyExc_OSError);
+    t->rx_on = 0;
+}
+
+/* --------------------------------------------------------------- reading */
+
+/* Starts or stops the receive stream to match the state. */
+static int tio_rx_update(TransportObject *t)
+{
+    vigil_loop *vl = t->loop->vl;
+    int want = t->vs && vl && t->started && !t->paused && !t->closing && !t->read_eof && !t->detached &&
+               !t->rx_ended;
+    int r = 0;
+    if (want && !t->rx_on) {
+        r = vigil_sock_recv_start(vl, t->vs, on_recv);
+        if (r == 0)
+            t->rx_on = 1;
+    } else if (!want && t->rx_on) {
+        vigil_sock_recv_stop(vl, t->vs);
+        t->rx_on = 0;
+    }
+    ref_update(t);
+    if (r < 0 && r != -EPIPE) {
+        set_oserror(-r);
         return -1;
     }
     return 0;
 }
 
-/* --------------------------------------------------------------- reading */
-
-/* Reads once what the socket holds and hands it to the protocol. */
-static int tio_recv(TransportObject *t)
+static void rx_pop(TransportObject *t)
 {
-    LoopObject *l = t->loop;
-    if (t->buffered) {
-        static PyObject *minus_one;
-        if (!minus_one && !(minus_one = PyLong_FromLong(-1)))
-            return swallow();
-        PyObject *buf = PyObject_CallOneArg(t->get_buffer, minus_one);
-        if (!buf)
-            goto proto_error_get;
-        Py_buffer view;
-        if (PyObject_GetBuffer(buf, &view, PyBUF_WRITABLE) < 0) {
-            Py_DECREF(buf);
-            goto proto_error_get;
+    vigil_loop *vl = t->loop->vl;
+    struct rxe *e = &t->rx[t->rx_head];
+    if (e->buf && vl)
+        vigil_buf_put(vl, e->buf);
+    t->rx_head = (t->rx_head + 1) & (t->rx_cap - 1);
+    t->rx_len--;
+    t->rx_off = 0;
+}
+
+static int can_deliver(TransportObject *t)
+{
+    return t->rx_len && !t->paused && !t->closing && !t->detached && !t->read_eof;
+}
+
+/* Hands the recorded receives to the protocol, in order, while it reads. */
+static int tio_deliver(TransportObject *t)
+{
+    while (can_deliver(t)) {
+        struct rxe *e = &t->rx[t->rx_head];
+        if (e->res == 0) {
+            rx_pop(t);
+            if (call_shell(t, "_eof_received", NULL) < 0 && swallow() < 0)
+                return -1;
+            continue;
         }
-        if (view.len == 0) {
+        if (e->res < 0) {
+            int err = (int)-e->res;
+            rx_pop(t);
+            if (fatal(t, err, "Fatal read error on socket transport", 0) < 0)
+                return -1;
+            continue;
+        }
+        if (t->buffered) {
+            static PyObject *minus_one;
+            if (!minus_one && !(minus_one = PyLong_FromLong(-1)))
+                return swallow();
+            PyObject *buf = PyObject_CallOneArg(t->get_buffer, minus_one);
+            if (!buf) {
+                if (proto_error(t, "Fatal error: protocol.get_buffer() call failed.") < 0)
+                    return -1;
+                continue;
+            }
+            Py_buffer view;
+            if (PyObject_GetBuffer(buf, &view, PyBUF_WRITABLE) < 0) {
+                Py_DECREF(buf);
+                if (proto_error(t, "Fatal error: protocol.get_buffer() call failed.") < 0)
+                    return -1;
+                continue;
+            }
+            if (view.len == 0) {
+                PyBuffer_Release(&view);
+                Py_DECREF(buf);
+                PyErr_SetString(PyExc_RuntimeError, "get_buffer() returned an empty buffer");
+                if (proto_error(t, "Fatal error: protocol.get_buffer() call failed.") < 0)
+                    return -1;
+                continue;
+            }
+            size_t left = (size_t)e->res - t->rx_off;
+            size_t n = (size_t)view.len < left ? (size_t)view.len : left;
+            memcpy(view.buf, e->buf->data + t->rx_off, n);
             PyBuffer_Release(&view);
             Py_DECREF(buf);
-            PyErr_SetString(PyExc_RuntimeError, "get_buffer() returned an empty buffer");
-            goto proto_error_get;
+            t->rx_off += n;
+            if (t->rx_off == (size_t)e->res)
+                rx_pop(t);
+            PyObject *nb = PyLong_FromSize_t(n);
+            PyObject *r = nb ? PyObject_CallOneArg(t->buffer_updated, nb) : NULL;
+            Py_XDECREF(nb);
+            if (!r) {
+                if (proto_error(t, "Fatal error: protocol.buffer_updated() call failed.") < 0)
+                    return -1;
+                continue;
+            }
+            Py_DECREF(r);
+            continue;
         }
-        ssize_t n;
-        do
-            n = recv(t->fd, view.buf, (size_t)view.len, 0);
-        while (n < 0 && errno == EINTR);
-        int err = errno;
-        PyBuffer_Release(&view);
-        Py_DECREF(buf);
-        if (n < 0) {
-            if (err == EAGAIN || err == EWOULDBLOCK)
-                return 0;
-            return fatal(t, err, "Fatal read error on socket transport", 0);
+        /* Consecutive receives become one bytes object (up to RX_JOIN_MAX). */
+        size_t total = 0, cnt = 0;
+        for (size_t i = 0; i < t->rx_len; i++) {
+            struct rxe *x = &t->rx[(t->rx_head + i) & (t->rx_cap - 1)];
+            if (x->res <= 0 || (cnt && total + (size_t)x->res > RX_JOIN_MAX))
+                break;
+            total += (size_t)x->res;
+            cnt++;
         }
-        if (n == 0)
-            return call_shell(t, "_eof_received", NULL) < 0 ? swallow() : 0;
-        PyObject *nb = PyLong_FromSsize_t(n);
-        PyObject *r = nb ? PyObject_CallOneArg(t->buffer_updated, nb) : NULL;
-        Py_XDECREF(nb);
-        if (!r)
-            goto proto_error_upd;
-        Py_DECREF(r);
-        return 0;
-    proto_error_get:
-        if (PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
-            return -1;
-        {
-            PyObject *tp, *v, *tb;
-            PyErr_Fetch(&tp, &v, &tb);
-            PyErr_NormalizeException(&tp, &v, &tb);
-            if (tb)
-                PyException_SetTraceback(v, tb);
-            PyObject *x = PyObject_CallMethod(t->shell, "_fatal_error", "Os", v,
-                                              "Fatal error: protocol.get_buffer() call failed.");
-            Py_XDECREF(tp);
-            Py_XDECREF(v);
-            Py_XDECREF(tb);
-            if (!x)
+        PyObject *data;
+        if (cnt == 1) {
+            data = PyBytes_FromStringAndSize(e->buf->data, e->res);
+            if (!data)
                 return swallow();
-            Py_DECREF(x);
-            return 0;
-        }
-    proto_error_upd:
-        if (PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
-            return -1;
-        {
-            PyObject *tp, *v, *tb;
-            PyErr_Fetch(&tp, &v, &tb);
-            PyErr_NormalizeException(&tp, &v, &tb);
-            if (tb)
-                PyException_SetTraceback(v, tb);
-            PyObject *x = PyObject_CallMethod(t->shell, "_fatal_error", "Os", v,
-                                              "Fatal error: protocol.buffer_updated() call failed.");
-            Py_XDECREF(tp);
-            Py_XDECREF(v);
-            Py_XDECREF(tb);
-            if (!x)
+            rx_pop(t);
+        } else {
+            data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+            if (!data)
                 return swallow();
-            Py_DECREF(x);
-            return 0;
+            char *p = PyBytes_AS_STRING(data);
+            for (size_t i = 0; i < cnt; i++) {
+                struct rxe *x = &t->rx[t->rx_head];
+                memcpy(p, x->buf->data, (size_t)x->res);
+                p += x->res;
+                rx_pop(t);
+            }
         }
-    }
-    if (!l->rbuf) {
-        l->rbuf = PyMem_Malloc(VIGIL_PY_RBUF);
-        if (!l->rbuf) {
-            PyErr_NoMemory();
-            return swallow();
+        PyObject *r = PyObject_CallOneArg(t->data_received, data);
+        Py_DECREF(data);
+        if (r) {
+            Py_DECREF(r);
+            continue;
         }
+        if (proto_error(t, "Fatal error: protocol.data_received() call failed.") < 0)
+            return -1;
     }
-    ssize_t n;
-    do
-        n = recv(t->fd, l->rbuf, VIGIL_PY_RBUF, 0);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK)
-            return 0;
-        return fatal(t, errno, "Fatal read error on socket transport", 0);
+    if (t->rx_len && (t->closing || t->detached)) {
+        while (t->rx_len)
+            rx_pop(t);
     }
-    if (n == 0)
-        return call_shell(t, "_eof_received", NULL) < 0 ? swallow() : 0;
-    PyObject *data = PyBytes_FromStringAndSize(l->rbuf, n);
-    if (!data)
-        return swallow();
-    PyObject *r = PyObject_CallOneArg(t->data_received, data);
-    Py_DECREF(data);
-    if (r) {
-        Py_DECREF(r);
-        return 0;
-    }
-    if (PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
-        return -1;
-    PyObject *tp, *v, *tb;
-    PyErr_Fetch(&tp, &v, &tb);
-    PyErr_NormalizeException(&tp, &v, &tb);
-    if (tb)
-        PyException_SetTraceback(v, tb);
-    PyObject *x = PyObject_CallMethod(t->shell, "_fatal_error", "Os", v,
-                                      "Fatal error: protocol.data_received() call failed.");
-    Py_XDECREF(tp);
-    Py_XDECREF(v);
-    Py_XDECREF(tb);
-    if (!x)
-        return swallow();
-    Py_DECREF(x);
     return 0;
 }
 
 /* --------------------------------------------------------------- writing */
 
-/* One send attempt: bytes sent (>= 0), or -errno. EAGAIN counts as 0 sent. */
-static ssize_t tio_send_now(TransportObject *t, const char *p, size_t len)
+static struct wslot *free_slot(TransportObject *t)
 {
-    ssize_t n;
-    do
-        n = send(t->fd, p, len, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n >= 0)
-        return n;
-    if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return 0;
-    return -errno;
+    for (int i = 0; i < NSLOT; i++)
+        if (!t->slot[i].busy)
+            return &t->slot[i];
+    return NULL;
 }
 
-static int maybe_pause(TransportObject *t)
+static int slot_reserve(struct wslot *w, size_t n)
 {
-    if (t->wsize <= t->high)
+    if (w->cap >= n)
         return 0;
-    if (call_shell(t, "_maybe_pause_protocol", NULL) < 0)
-        return swallow();
+    size_t ncap = w->cap ? w->cap : 4;
+    while (ncap < n)
+        ncap *= 2;
+    PyObject **o = PyMem_Realloc(w->objs, ncap * sizeof *o);
+    if (!o)
+        goto nomem;
+    w->objs = o;
+    struct iovec *v = PyMem_Realloc(w->iov, ncap * sizeof *v);
+    if (!v)
+        goto nomem;
+    w->iov = v;
+    w->cap = ncap;
+    return 0;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+static void slot_release(TransportObject *t, struct wslot *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        Py_DECREF(w->objs[i]);
+    w->n = 0;
+    t->fly_bytes -= w->bytes;
+    w->bytes = 0;
+    w->busy = 0;
+    w->done = 0;
+    t->nbusy--;
+}
+
+/* Starts a send: `one` (a new reference, handed over) or else the whole write queue (up
+ * to SENDV_MAX chunks). 0, or a negative errno from vigil (nothing in flight then). */
+static int tio_send(TransportObject *t, PyObject *one)
+{
+    struct wslot *w = free_slot(t);
+    vigil_loop *vl = t->loop->vl;
+    if (!w || !t->vs || !vl) {
+        Py_XDECREF(one);
+        return -EBADF;
+    }
+    size_t n = one ? 1 : (t->wq_len < SENDV_MAX ? t->wq_len : SENDV_MAX);
+    if (slot_reserve(w, n) < 0) {
+        PyErr_Clear();
+        Py_XDECREF(one);
+        return -ENOMEM;
+    }
+    Py_ssize_t bytes = 0;
+    if (one) {
+        w->objs[0] = one;
+        bytes = PyBytes_GET_SIZE(one);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            PyObject *b = t->wq[t->wq_head];
+            t->wq_head = (t->wq_head + 1) & (t->wq_cap - 1);
+            t->wq_len--;
+            w->objs[i] = b;
+            w->iov[i].iov_base = PyBytes_AS_STRING(b);
+            w->iov[i].iov_len = (size_t)PyBytes_GET_SIZE(b);
+            bytes += PyBytes_GET_SIZE(b);
+        }
+        t->wq_bytes -= bytes;
+    }
+    w->n = n;
+    w->bytes = bytes;
+    w->t = t;
+    w->req.data = w;
+    w->busy = 1;
+    w->done = 0;
+    t->nbusy++;
+    t->fly_bytes += bytes;
+    int r = n == 1 ? vigil_sock_send(vl, t->vs, &w->req, PyBytes_AS_STRING(w->objs[0]),
+                                     (size_t)PyBytes_GET_SIZE(w->objs[0]), on_sent)
+                   : vigil_sock_sendv(vl, t->vs, &w->req, w->iov, (int)n, on_sent);
+    if (r < 0) {
+        slot_release(t, w);
+        return r;
+    }
+    ref_update(t);
     return 0;
 }
 
-/* Writes the buffer out while the socket takes it (writev, up to WQ_IOV chunks). */
+/* write_eof once every queued byte is handed to vigil (vigil shuts down after them). */
+static void maybe_shutdown(TransportObject *t)
+{
+    if (t->eof && !t->eof_done && !t->wq_len && t->vs && t->loop->vl) {
+        t->eof_done = 1;
+        vigil_sock_shutdown(t->loop->vl, t->vs, SHUT_WR);
+    }
+}
+
+/* Hands the write queue to vigil when no send is in flight. */
 static int tio_flush(TransportObject *t)
 {
-    while (t->wq_len) {
-        struct iovec iov[WQ_IOV];
-        int cnt = 0;
-        for (size_t i = 0; i < t->wq_len && cnt < WQ_IOV; i++, cnt++) {
-            PyObject *b = t->wq[(t->wq_head + i) & (t->wq_cap - 1)];
-            size_t off = i == 0 ? t->wq_off : 0;
-            iov[cnt].iov_base = PyBytes_AS_STRING(b) + off;
-            iov[cnt].iov_len = (size_t)PyBytes_GET_SIZE(b) - off;
-        }
-        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)cnt};
-        ssize_t n;
-        do
-            n = sendmsg(t->fd, &mh, MSG_NOSIGNAL);
-        while (n < 0 && errno == EINTR);
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
-            int err = errno;
-            wq_clear(t);
-            if (tio_watch(t) < 0)
-                PyErr_Clear();
-            return fatal(t, err, "Fatal write error on socket transport", 1);
-        }
-        t->wsize -= n;
-        while (n > 0) {
-            PyObject *b = t->wq[t->wq_head];
-            size_t left = (size_t)PyBytes_GET_SIZE(b) - t->wq_off;
-            if ((size_t)n >= left) {
-                n -= (ssize_t)left;
-                Py_DECREF(b);
-                t->wq_head = (t->wq_head + 1) & (t->wq_cap - 1);
-                t->wq_len--;
-                t->wq_off = 0;
-            } else {
-                t->wq_off += (size_t)n;
-                n = 0;
-            }
-        }
+    if (t->nbusy || !t->wq_len || t->detached)
+        return 0;
+    int r = tio_send(t, NULL);
+    if (r < 0) {
+        wq_clear(t);
+        return fatal(t, -r, "Fatal write error on socket transport", 1);
     }
-    if (t->wsize <= t->low) {
+    maybe_shutdown(t);
+    return 0;
+}
+
+/* Ends the sends vigil completed; then the write-side consequences (next send, resume
+ * the protocol, the drained waiter, connection_lost after close). */
+static int tio_reap(TransportObject *t)
+{
+    int err = 0, any = 0;
+    for (int i = 0; i < NSLOT; i++) {
+        struct wslot *w = &t->slot[i];
+        if (!w->busy || !w->done)
+            continue;
+        if (w->res < 0 && w->res != -ECANCELED && !err)
+            err = (int)-w->res;
+        slot_release(t, w);
+        any = 1;
+    }
+    if (!any || t->detached)
+        return 0;
+    if (err) {
+        if (t->conn_lost)
+            return 0;
+        wq_clear(t);
+        return fatal(t, err, "Fatal write error on socket transport", 1);
+    }
+    if (tio_flush(t) < 0)
+        return -1;
+    if (t->detached)
+        return 0;
+    if (t->wq_bytes + t->fly_bytes <= t->low) {
         PyObject *p = PyObject_GetAttrString(t->shell, "_protocol_paused");
         int paused = p ? PyObject_IsTrue(p) : 0;
         Py_XDECREF(p);
@@ -399,18 +618,24 @@ static int tio_flush(TransportObject *t)
         if (paused && call_shell(t, "_maybe_resume_protocol", NULL) < 0 && swallow() < 0)
             return -1;
     }
-    if (t->wq_len)
+    if (t->nbusy || t->wq_len || t->detached)
         return 0;
-    if (tio_watch(t) < 0)
-        PyErr_Clear();
     if (t->empty_waiter && call_shell(t, "_drained", NULL) < 0 && swallow() < 0)
         return -1;
-    if (t->closing) {
+    if (t->closing && !t->conn_lost && !t->lost_called && !t->detached) {
+        t->lost_called = 1;
         if (call_shell(t, "_call_connection_lost", Py_None) < 0)
             return swallow();
-    } else if (t->eof) {
-        shutdown(t->fd, SHUT_WR);
     }
+    return 0;
+}
+
+static int maybe_pause(TransportObject *t)
+{
+    if (t->wq_bytes + t->fly_bytes <= t->high)
+        return 0;
+    if (call_shell(t, "_maybe_pause_protocol", NULL) < 0)
+        return swallow();
     return 0;
 }
 
@@ -434,7 +659,7 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
-    if (t->conn_lost || t->detached) {
+    if (t->conn_lost || t->detached || !t->vs) {
         PyBuffer_Release(&view);
         t->conn_lost++;
         PyObject *n = PyLong_FromLong(t->conn_lost);
@@ -444,39 +669,31 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
             return NULL;
         Py_RETURN_NONE;
     }
-    size_t off = 0;
-    if (!t->wq_len) {
-        ssize_t n = tio_send_now(t, view.buf, (size_t)view.len);
-        if (n < 0) {
-            PyBuffer_Release(&view);
-            if (fatal(t, (int)-n, "Fatal write error on socket transport", 1) < 0)
-                return NULL;
-            Py_RETURN_NONE;
-        }
-        if (n == view.len) {
-            PyBuffer_Release(&view);
-            Py_RETURN_NONE;
-        }
-        off = (size_t)n;
-    }
-    /* Keep what is left: a bytes object is immutable and kept as is; anything else is
-     * copied (the caller may reuse its buffer). */
+    /* A bytes object is immutable and kept as is; anything else is copied (the caller
+     * may reuse its buffer). */
     PyObject *keep;
-    if (PyBytes_CheckExact(data) && off == 0) {
+    if (PyBytes_CheckExact(data)) {
         Py_INCREF(data);
         keep = data;
     } else {
-        keep = PyBytes_FromStringAndSize((const char *)view.buf + off, view.len - (Py_ssize_t)off);
+        keep = PyBytes_FromStringAndSize((const char *)view.buf, view.len);
     }
     PyBuffer_Release(&view);
     if (!keep)
         return NULL;
-    int r = wq_push(t, keep);
-    Py_DECREF(keep);
-    if (r < 0)
-        return NULL;
-    if (t->wq_len == 1 && tio_watch(t) < 0)
-        return NULL;
+    if (!t->nbusy && !t->wq_len) {
+        int r = tio_send(t, keep);
+        if (r < 0) {
+            if (fatal(t, -r, "Fatal write error on socket transport", 1) < 0)
+                return NULL;
+            Py_RETURN_NONE;
+        }
+    } else {
+        int r = wq_push(t, keep);
+        Py_DECREF(keep);
+        if (r < 0)
+            return NULL;
+    }
     if (maybe_pause(t) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -487,21 +704,8 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
 int vigil_py_transport_event(LoopObject *l, void *obj, int revents)
 {
     TransportObject *t = obj;
-    if (revents < 0) {
-        /* vigil could not register the fd (closed under the transport): its watcher is
-         * stopped. Let a read or write find the error and close the transport. */
-        t->io_active = 0;
-        list_del(t);
-        t->pend_ev |= VIGIL_ERR;
-        if (!t->queued) {
-            t->queued = 1;
-            /* the self-reference becomes the queue's */
-            return vigil_py_rq_push(l, (PyObject *)t);
-        }
-        Py_DECREF(t);
-        return 0;
-    }
-    t->pend_ev |= (uint32_t)revents;
+    (void)revents;
+    t->pend_marked = 0;
     if (t->queued)
         return 0;
     t->queued = 1;
@@ -509,33 +713,44 @@ int vigil_py_transport_event(LoopObject *l, void *obj, int revents)
     return vigil_py_rq_push(l, (PyObject *)t);
 }
 
+static int queue_self(TransportObject *t)
+{
+    if (t->queued)
+        return 0;
+    t->queued = 1;
+    Py_INCREF(t);
+    return vigil_py_rq_push(t->loop, (PyObject *)t);
+}
+
 int vigil_py_transport_run(PyObject *o)
 {
     TransportObject *t = (TransportObject *)o;
-    uint32_t ev = t->pend_ev;
-    t->pend_ev = 0;
     t->queued = 0;
-    if (t->detached)
-        return 0;
-    if ((ev & (VIGIL_READ | VIGIL_ERR | VIGIL_HUP)) && t->started && !t->paused && !t->closing && !t->read_eof) {
-        if (tio_recv(t) < 0)
-            return -1;
-    }
-    if ((ev & (VIGIL_WRITE | VIGIL_ERR | VIGIL_HUP)) && t->wq_len && !t->detached) {
-        if (tio_flush(t) < 0)
-            return -1;
-    }
-    return 0;
+    int rc = 0;
+    if (tio_reap(t) < 0)
+        rc = -1;
+    else if (tio_deliver(t) < 0)
+        rc = -1;
+    ref_update(t);
+    return rc;
 }
 
+/* The loop was freed (or forked away): vigil closed every socket and ended every
+ * request; drop what they held. */
 void vigil_py_transport_loop_closed(LoopObject *l)
 {
     while (l->trs) {
         TransportObject *t = l->trs;
+        Py_INCREF(t);
         list_del(t);
-        if (t->io_active && l->vl)
-            vigil_io_stop(l->vl, &t->io);
-        t->io_active = 0;
+        free(t->vs);
+        t->vs = NULL;
+        t->rx_len = t->rx_head = t->rx_off = 0; /* the pool is gone */
+        for (int i = 0; i < NSLOT; i++)
+            if (t->slot[i].busy)
+                slot_release(t, &t->slot[i]);
+        t->rx_on = 0;
+        ref_update(t);
         Py_DECREF(t);
     }
 }
@@ -548,6 +763,11 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     int buffered;
     if (!PyArg_ParseTuple(args, "O!OOOp", &Vigil_LoopType, &loop, &sock, &shell, &protocol, &buffered))
         return NULL;
+    LoopObject *l = (LoopObject *)loop;
+    if (!l->vl || l->closed) {
+        PyErr_SetString(PyExc_RuntimeError, "Event loop is closed");
+        return NULL;
+    }
     int fd = PyObject_AsFileDescriptor(sock);
     if (fd < 0)
         return NULL;
@@ -555,13 +775,11 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (!t)
         return NULL;
     Py_INCREF(loop);
-    t->loop = (LoopObject *)loop;
+    t->loop = l;
     Py_INCREF(sock);
     t->sock = sock;
     Py_INCREF(shell);
     t->shell = shell;
-    t->fd = fd;
-    t->io.data = t;
     t->high = 64 * 1024;
     t->low = 16 * 1024;
     PyObject *r = PyObject_CallMethod((PyObject *)t, "_set_protocol", "Oi", protocol, buffered);
@@ -570,6 +788,39 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     }
     Py_DECREF(r);
+    struct vigil_net_options no;
+    vigil_net_options_init(&no);
+    no.buf_size = POOL_BUF_SIZE;
+    no.buf_count = POOL_BUF_COUNT;
+    int e = vigil_net_setup(l->vl, &no);
+    if (e < 0 && e != -EBUSY) {
+        set_oserror(-e);
+        Py_DECREF(t);
+        return NULL;
+    }
+    int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (dfd < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        Py_DECREF(t);
+        return NULL;
+    }
+    vigil_sock *vs = calloc(1, sizeof *vs);
+    if (!vs) {
+        close(dfd);
+        Py_DECREF(t);
+        return PyErr_NoMemory();
+    }
+    vs->data = t;
+    e = vigil_sock_open(l->vl, vs, dfd);
+    if (e < 0) {
+        close(dfd);
+        free(vs);
+        set_oserror(-e);
+        Py_DECREF(t);
+        return NULL;
+    }
+    t->vs = vs;
+    list_add(t);
     return (PyObject *)t;
 }
 
@@ -606,6 +857,12 @@ static void tio_dealloc(TransportObject *t)
     if (t->weakreflist)
         PyObject_ClearWeakRefs((PyObject *)t);
     tio_clear(t);
+    sock_close(t); /* no receive stream and no send in flight: we hold no self-reference */
+    free(t->rx);
+    for (int i = 0; i < NSLOT; i++) {
+        PyMem_Free(t->slot[i].objs);
+        PyMem_Free(t->slot[i].iov);
+    }
     PyMem_Free(t->wq);
     Py_CLEAR(t->loop);
     Py_TYPE(t)->tp_free((PyObject *)t);
@@ -644,7 +901,7 @@ static PyObject *m_start_reading(TransportObject *t, PyObject *unused)
     if (t->closing || t->detached || t->started)
         Py_RETURN_NONE;
     t->started = 1;
-    if (tio_watch(t) < 0)
+    if (tio_rx_update(t) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -654,7 +911,7 @@ static PyObject *m_pause_reading(TransportObject *t, PyObject *unused)
     if (t->closing || t->paused)
         Py_RETURN_NONE;
     t->paused = 1;
-    if (tio_watch(t) < 0)
+    if (tio_rx_update(t) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -664,7 +921,10 @@ static PyObject *m_resume_reading(TransportObject *t, PyObject *unused)
     if (t->closing || !t->paused)
         Py_RETURN_NONE;
     t->paused = 0;
-    if (tio_watch(t) < 0)
+    /* What was received before the pause goes first: from the ready queue. */
+    if (t->rx_len && t->started && queue_self(t) < 0)
+        return NULL;
+    if (tio_rx_update(t) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -672,7 +932,7 @@ static PyObject *m_resume_reading(TransportObject *t, PyObject *unused)
 static PyObject *m_stop_reading_eof(TransportObject *t, PyObject *unused)
 {
     t->read_eof = 1;
-    if (tio_watch(t) < 0)
+    if (tio_rx_update(t) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -689,7 +949,7 @@ static PyObject *m_is_closing(TransportObject *t, PyObject *unused)
 
 static PyObject *m_get_write_buffer_size(TransportObject *t, PyObject *unused)
 {
-    return PyLong_FromSsize_t(t->wsize);
+    return PyLong_FromSsize_t(t->conn_lost ? t->wq_bytes : t->wq_bytes + t->fly_bytes);
 }
 
 static PyObject *m_set_limits(TransportObject *t, PyObject *args)
@@ -710,8 +970,7 @@ static PyObject *m_write_eof(TransportObject *t, PyObject *unused)
     if (t->closing || t->eof)
         Py_RETURN_NONE;
     t->eof = 1;
-    if (!t->wq_len && !t->detached && shutdown(t->fd, SHUT_WR) < 0)
-        return PyErr_SetFromErrno(PyExc_OSError);
+    maybe_shutdown(t); /* now, or once the queue is handed to vigil */
     Py_RETURN_NONE;
 }
 
@@ -733,9 +992,9 @@ static PyObject *m_close(TransportObject *t, PyObject *unused)
     if (t->closing)
         Py_RETURN_NONE;
     t->closing = 1;
-    if (tio_watch(t) < 0)
+    if (tio_rx_update(t) < 0)
         PyErr_Clear();
-    if (!t->wq_len) {
+    if (!t->wq_len && !t->nbusy) {
         t->conn_lost++;
         if (schedule_lost(t, Py_None) < 0)
             return NULL;
@@ -749,7 +1008,7 @@ static PyObject *m_force_close(TransportObject *t, PyObject *exc)
         Py_RETURN_NONE;
     wq_clear(t);
     t->closing = 1;
-    if (tio_watch(t) < 0)
+    if (tio_rx_update(t) < 0)
         PyErr_Clear();
     t->conn_lost++;
     if (schedule_lost(t, exc) < 0)
@@ -757,14 +1016,15 @@ static PyObject *m_force_close(TransportObject *t, PyObject *exc)
     Py_RETURN_NONE;
 }
 
-/* After connection_lost: stop watching, drop the buffer and the protocol. */
+/* After connection_lost: close the vigil socket, drop the buffer and the protocol. */
 static PyObject *m_detach(TransportObject *t, PyObject *unused)
 {
     t->closing = 1;
     t->detached = 1;
     wq_clear(t);
-    if (tio_watch(t) < 0)
+    if (tio_rx_update(t) < 0)
         PyErr_Clear();
+    sock_close(t);
     Py_CLEAR(t->data_received);
     Py_CLEAR(t->get_buffer);
     Py_CLEAR(t->buffer_updated);

@@ -754,8 +754,8 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
 
 
 class SocketTransport(transports._FlowControlMixin, transports.Transport):
-    """A stream socket's transport. Its read/write path (recv into the loop's buffer,
-    send at once and buffer only what would block, the fd's watcher) is the C object
+    """A stream socket's transport. Its read/write path (a vigil completion socket on a
+    dup of the fd: receives into the loop's buffer pool, sends that complete) is the C object
     in self._io (vigil._core.TransportIO); this shell gives it asyncio's class
     hierarchy and does the rare work (errors, connection_lost, flow-control calls)."""
 
