@@ -17,8 +17,16 @@ mkdir -p "$tmp/html"
 cd "$tmp/roff"
 for f in man3/*.3 man7/*.7; do
   b=$(basename "$f")
-  # -W stop keeps a stub's ".so is fragile" note off the terminal; mandoc's exit
-  # status still fails the script on a real error.
+  first=$(head -n1 "$f")
+  if [[ $first == .so* ]]; then
+    # A stub (one more function of a shared page): a pointer to that page, not a
+    # second copy of it.
+    t=$(basename "${first#.so }")
+    printf '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=%s.html">\n<title>%s</title></head><body>\n<p>%s is described in <a href="%s.html">%s</a>.</p>\n</body></html>\n' \
+      "$t" "$b" "${b%.*}" "$t" "$t" > "$tmp/html/$b.html"
+    continue
+  fi
+  # mandoc's exit status fails the script on a real error.
   mandoc -Thtml -W stop -Ostyle=style.css,man=%N.%S.html "$f" > "$tmp/html/$b.html"
 done
 # References to pages of this manual become links (mandoc links only mdoc's .Xr).

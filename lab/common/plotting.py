@@ -93,3 +93,28 @@ def target_marks(ax, targets, metric, x, div=1.0):
     if drawn:
         ax.text(0.995, 0.005, "short bars: the targets' thresholds (green: holds, red: missed)",
                 transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="#444")
+
+
+def echo_cpu_lines(ax, rows, points, xlabel):
+    """The echo benchmarks' figure (net-echo, py-echo): server CPU per request (us, log
+    scale) at each (conns, msg_bytes) point, one line per system (and backend)."""
+    xs = {pt: i for i, pt in enumerate(points)}
+    series, system_of = {}, {}
+    for r in rows:
+        pt = (int(r["conns"]), int(r["msg_bytes"]))
+        if r.get("metric") != "server_cpu_ns_per_request" or pt not in xs:
+            continue
+        name = r["system"] + (f" {r['backend']}" if r.get("backend") else "")
+        system_of[name] = r["system"]
+        series.setdefault(name, []).append((xs[pt], float(r["value"]) / 1e3))
+    if not series:
+        return
+    ys = lines(ax, series, system_of)
+    ax.set_yscale("log")
+    log_ticks(ax, [1, 2, 5, 10, 20, 50, 100, 200], min(ys), max(ys))
+    ax.set_xticks(range(len(points)))
+    ax.set_xticklabels([f"{c} x {m} B" for c, m in points], fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("server CPU per request, us (log)")
+    ax.legend(fontsize=8, ncol=2)
+

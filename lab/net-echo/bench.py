@@ -63,23 +63,4 @@ def plan(ctx):
 
 
 def plot(rows, ax):
-    rows = [r for r in rows if r.get("metric") == "server_cpu_ns_per_request"]
-    if not rows:
-        return
-    xs = {pt: i for i, pt in enumerate(POINTS)}
-    series, system_of = {}, {}
-    for r in rows:
-        pt = (int(r["conns"]), int(r["msg_bytes"]))
-        if pt not in xs:
-            continue
-        name = r["system"] + (f" {r['backend']}" if r.get("backend") else "")
-        system_of[name] = r["system"]
-        series.setdefault(name, []).append((xs[pt], float(r["value"]) / 1e3))
-    ys = plotting.lines(ax, series, system_of)
-    ax.set_yscale("log")
-    plotting.log_ticks(ax, [1, 2, 5, 10, 20, 50, 100, 200], min(ys), max(ys))
-    ax.set_xticks(range(len(POINTS)))
-    ax.set_xticklabels([f"{c} x {m} B" for c, m in POINTS], fontsize=8)
-    ax.set_xlabel("connections x message size")
-    ax.set_ylabel("server CPU per request, us (log)")
-    ax.legend(fontsize=8, ncol=2)
+    plotting.echo_cpu_lines(ax, rows, POINTS, "connections x message size")

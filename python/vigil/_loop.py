@@ -753,6 +753,34 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
             self._transports[transp._sock_fd] = transp
 
 
+def _adopt_socket(transport, sock):
+    """What both socket transports record of their socket (asyncio's extra info)."""
+    extra = transport._extra
+    extra["socket"] = trsock.TransportSocket(sock)
+    try:
+        extra["sockname"] = sock.getsockname()
+    except OSError:
+        extra["sockname"] = None
+    if "peername" not in extra:
+        try:
+            extra["peername"] = sock.getpeername()
+        except socket.error:
+            extra["peername"] = None
+    transport._sock = sock
+    transport._sock_fd = sock.fileno()
+
+
+def _report_fatal(transport, exc, message):
+    """A transport's fatal error as asyncio reports it: an OSError is logged in debug mode,
+    anything else goes to the loop's exception handler. The caller closes the transport."""
+    if isinstance(exc, OSError):
+        if transport._loop.get_debug():
+            logger.debug("%r: %s", transport, message, exc_info=True)
+    else:
+        transport._loop.call_exception_handler({"message": message, "exception": exc, "transport": transport,
+                                                "protocol": transport._protocol})
+
+
 class SocketTransport(transports._FlowControlMixin, transports.Transport):
     """A stream socket's transport. Its read/write path (a vigil completion socket on a
     dup of the fd: receives into the loop's buffer pool, sends that complete) is the C object
@@ -764,18 +792,7 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
 
     def __init__(self, loop, sock, protocol, waiter=None, extra=None, server=None):
         super().__init__(extra, loop)
-        self._extra["socket"] = trsock.TransportSocket(sock)
-        try:
-            self._extra["sockname"] = sock.getsockname()
-        except OSError:
-            self._extra["sockname"] = None
-        if "peername" not in self._extra:
-            try:
-                self._extra["peername"] = sock.getpeername()
-            except socket.error:
-                self._extra["peername"] = None
-        self._sock = sock
-        self._sock_fd = sock.fileno()
+        _adopt_socket(self, sock)
         self._server = server
         self._protocol = protocol
         self._empty_waiter = None
@@ -850,12 +867,7 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
             self._sock.close()
 
     def _fatal_error(self, exc, message="Fatal error on transport"):
-        if isinstance(exc, OSError):
-            if self._loop.get_debug():
-                logger.debug("%r: %s", self, message, exc_info=True)
-        else:
-            self._loop.call_exception_handler({"message": message, "exception": exc, "transport": self,
-                                               "protocol": self._protocol})
+        _report_fatal(self, exc, message)
         self._io._force_close(exc)
 
     def _write_error(self, exc):
@@ -925,18 +937,7 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
 
     def __init__(self, loop, sock, protocol, address=None, waiter=None, extra=None):
         super().__init__(extra, loop)
-        self._extra["socket"] = trsock.TransportSocket(sock)
-        try:
-            self._extra["sockname"] = sock.getsockname()
-        except OSError:
-            self._extra["sockname"] = None
-        if "peername" not in self._extra:
-            try:
-                self._extra["peername"] = sock.getpeername()
-            except socket.error:
-                self._extra["peername"] = None
-        self._sock = sock
-        self._sock_fd = sock.fileno()
+        _adopt_socket(self, sock)
         self._protocol = protocol
         self._address = address
         self._buffer = collections.deque()
@@ -988,12 +989,7 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
             self._sock.close()
 
     def _fatal_error(self, exc, message="Fatal error on transport"):
-        if isinstance(exc, OSError):
-            if self._loop.get_debug():
-                logger.debug("%r: %s", self, message, exc_info=True)
-        else:
-            self._loop.call_exception_handler({"message": message, "exception": exc, "transport": self,
-                                               "protocol": self._protocol})
+        _report_fatal(self, exc, message)
         self._force_close(exc)
 
     def _force_close(self, exc):

@@ -311,7 +311,6 @@ static int req_ready(struct vigil__nreq *r, vigil_net_cb cb)
 
 void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res)
 {
-    (void)n;
     r->state = VIGIL__NR_IDLE;
     r->result = res;
     loop->active--;
@@ -587,8 +586,6 @@ void vigil__net_single_done(vigil_loop *loop, struct vigil__net *n, struct vigil
             res = -ETIMEDOUT;
     } else if (s->rreq == r)
         s->rreq = NULL;
-    if (r->cancel && res >= 0 && r->kind == VIGIL__NK_CONNECT && r->cancel == 2)
-        res = 0; /* it connected first */
     vigil__net_finish(loop, n, r, res);
 }
 

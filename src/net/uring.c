@@ -34,22 +34,13 @@ static struct vigil__nreq *of_op(struct vigil__ring_op *op)
     return (struct vigil__nreq *)((char *)op - offsetof(struct vigil__nreq, op));
 }
 
-static struct io_uring_sqe *sqe_for(vigil_loop *loop, struct vigil__sock *s, struct vigil__ring_op *op)
-{
-    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
-    if (!sqe)
-        return NULL;
-    (void)s;
-    return sqe;
-}
-
 /* ---------------------------------------------------------- multishot rx */
 
 static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags);
 
 static void rx_arm(vigil_loop *loop, struct vigil__sock *s)
 {
-    struct io_uring_sqe *sqe = sqe_for(loop, s, &s->rx_op);
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe)
         return; /* the ring is broken: the loop reports it */
     if (s->state & VIGIL__S_ACCEPT) {
@@ -162,7 +153,7 @@ static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t r
 
 static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
 {
-    struct io_uring_sqe *sqe = sqe_for(loop, s, &r->op);
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe) {
         vigil__net_defer(loop, n, r, -EIO);
         return;
@@ -245,7 +236,7 @@ static void single_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t
     struct vigil__net *n = vigil__net_of(loop);
     s->ops--;
     if (r->kind == VIGIL__NK_RECV && (res == -EAGAIN || res == -EINTR) && !r->cancel && (s->state & VIGIL__S_OPEN)) {
-        struct io_uring_sqe *sqe = sqe_for(loop, s, op);
+        struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
         if (sqe) {
             io_uring_prep_recv(sqe, s->fd, (void *)r->buf, r->len, 0);
             vigil__ring_op_prep(loop->ring, sqe, op);
@@ -258,7 +249,7 @@ static void single_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t
 
 static void u_recv(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
 {
-    struct io_uring_sqe *sqe = sqe_for(loop, s, &r->op);
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe) {
         vigil__net_defer(loop, n, r, -EIO);
         return;
@@ -271,7 +262,7 @@ static void u_recv(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s
 
 static void u_connect(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
 {
-    struct io_uring_sqe *sqe = sqe_for(loop, s, &r->op);
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe) {
         vigil__net_defer(loop, n, r, -EIO);
         return;
