@@ -8,6 +8,12 @@ benchmark that agree in every key but the figures) into one, from what they carr
   "hist": [[x, count], ...]  floor((n-1)*0.99) of the sorted samples (bench.h's rule),
                              mean, min, max and n over all samples
   "total": t [, "per": p]    value = sum(t) / sum(p), or sum(t) without "per"
+  ... and "pool": "median"   value = the median of the rounds' own t / p (min and max:
+                             the extreme rounds). For figures a disturbed round can
+                             swing (server CPU per request on a shared VM moves by 20-30%
+                             from one second to the next): one bad round shifts a sum
+                             but not a median. Every system of a benchmark is pooled
+                             the same way.
 
 and sets "rounds" to the number of records merged. The raw samples are not kept.
 Records that carry none of these are left as they are.
@@ -16,7 +22,7 @@ import json
 
 # Keys that describe a measurement rather than name it: pooled or overwritten, never
 # part of a series' identity.
-STAT_KEYS = ("value", "p50", "p99", "mean", "n", "min", "max", "samples", "hist", "total", "per", "rounds")
+STAT_KEYS = ("value", "p50", "p99", "mean", "n", "min", "max", "samples", "hist", "total", "per", "rounds", "pool")
 RUN_KEYS = ("run", "kernel", "machine", "date")
 
 
@@ -61,7 +67,7 @@ def pool(records):
         g = groups.get(k)
         if g is None:
             g = groups[k] = {"rec": dict(rec), "counts": {}, "total": 0.0, "per": 0.0, "has_per": False,
-                             "rounds": 0}
+                             "rounds": 0, "each": []}
             out.append(g["rec"])
         g["rounds"] += 1
         if kind == "dist":
@@ -74,13 +80,22 @@ def pool(records):
             if "per" in rec:
                 g["has_per"] = True
                 g["per"] += float(rec["per"])
+            if rec.get("pool") == "median":
+                per = float(rec.get("per", 1.0))
+                g["each"].append(float(rec["total"]) / per if per > 0 else float(rec["value"]))
     for (kind, _), g in groups.items():
         r = g["rec"]
         for key in ("samples", "hist", "total", "per", "min", "max"):
             r.pop(key, None)
         r["rounds"] = g["rounds"]
         if kind == "total":
-            r["value"] = round(g["total"] / g["per"], 4) if g["has_per"] and g["per"] > 0 else g["total"]
+            if g["each"] and len(g["each"]) == g["rounds"]:
+                each = sorted(g["each"])
+                mid = len(each) // 2
+                med = each[mid] if len(each) % 2 else (each[mid - 1] + each[mid]) / 2
+                r["value"], r["min"], r["max"] = round(med, 4), round(each[0], 4), round(each[-1], 4)
+            else:
+                r["value"] = round(g["total"] / g["per"], 4) if g["has_per"] and g["per"] > 0 else g["total"]
             continue
         hist = sorted(g["counts"].items())
         n = sum(c for _, c in hist)

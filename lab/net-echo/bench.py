@@ -11,7 +11,9 @@ its uring and epoll backends (VIGIL_BACKEND). Records per server and point:
 requests_per_s, server_cpu_ns_per_request (every thread of the server process, read
 from /proc around the window), rtt_us (p50/p99 over round trips), client_busy, and from
 a separate, untimed run under `strace -f -c`, syscalls_per_request. Timed rounds
-alternate the servers per point, rotating the order; run.py pools the rounds."""
+alternate the servers per point, rotating the order; run.py pools the rounds: five
+short rounds, requests_per_s, server CPU and client_busy as their median (echodrive.py),
+rtt_us over every round trip."""
 import os
 import sys
 
@@ -49,7 +51,7 @@ def _name(s):
 
 
 def plan(ctx):
-    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (3, 0.8, 0.2)
+    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (5, 0.6, 0.2)
     steps = rounds.alternate(n_rounds, POINTS, SYSTEMS, lambda r, pt, s: dict(
         cmd=_cmd(ctx, s, pt) + ["--seconds", secs, "--warmup", warm],
         label=f"round {r + 1}/{n_rounds}: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=secs + warm + 0.4))

@@ -49,7 +49,10 @@ enum { VIGIL__NR_IDLE = 0, VIGIL__NR_QUEUED, VIGIL__NR_INFLIGHT, VIGIL__NR_DONE 
 
 struct vigil__nreq;
 
-/* vigil_sock as the library sees it. */
+/* vigil_sock as the library sees it. The first 64 bytes hold what a receive or send
+ * completion touches (state, callback, send queue, the multishot op, op count, stash
+ * head), so a round trip reads one line of the socket; the rest is cold. Programs that
+ * allocate sockets 64-byte aligned (examples/echo_server.c) get that line whole. */
 struct vigil__sock {
     void *data;
     int fd;
@@ -59,20 +62,21 @@ struct vigil__sock {
         vigil_recv_cb recv_cb;
         vigil_recvfrom_cb recvfrom_cb;
     };
-    vigil_sock_close_cb close_cb;
     struct vigil__nreq *sq_head, *sq_tail; /* sends, in start order; the head is performed */
+    struct vigil__ring_op rx_op;   /* the multishot receive or accept */
+    uint32_t ops;                  /* io_uring ops of this socket in flight */
+    uint32_t rx_kind;              /* uring: what rx_op is (VIGIL__RX_*) */
+    uint32_t stash_head, stash_tail; /* received buffers kept while stopped (id + 1; 0: none) */
+    /* ---- 64 bytes: colder below */
+    uint32_t stash_n;
+    int shut_how;                  /* VIGIL__S_SHUT_DO: what to shut down */
+    vigil_sock_close_cb close_cb;
     struct vigil__nreq *rreq;      /* a receive into the caller's buffer, in flight */
     struct vigil__nreq *creq;      /* a connect in flight */
     struct vigil__sock *next, *prev; /* the loop's open sockets */
     struct vigil__sock *starved_next; /* the loop's sockets waiting for buffers */
-    uint32_t ops;                  /* io_uring ops of this socket in flight */
-    uint32_t rx_kind;              /* uring: what rx_op is (VIGIL__RX_*) */
-    uint32_t stash_head, stash_tail; /* received buffers kept while stopped (id + 1; 0: none) */
-    uint32_t stash_n;
-    int shut_how;                  /* VIGIL__S_SHUT_DO: what to shut down */
     uint32_t accepted;             /* accepts taken this turn (ready.c) */
     uint64_t accept_turn;          /* the turn they were counted in */
-    struct vigil__ring_op rx_op;   /* the multishot receive or accept */
     struct msghdr rx_msg;          /* multishot recvmsg's header (name length) */
     vigil_io io;                   /* ready.c: the socket's readiness */
     vigil_timer timer;             /* connect timeout, EMFILE back-off */
@@ -82,8 +86,10 @@ _Static_assert(sizeof(struct vigil__sock) <= sizeof(vigil_sock), "vigil_sock too
 _Static_assert(offsetof(struct vigil__sock, data) == offsetof(vigil_sock, data) &&
                    offsetof(struct vigil__sock, fd) == offsetof(vigil_sock, fd),
                "struct vigil__sock must mirror vigil_sock");
+_Static_assert(offsetof(struct vigil__sock, stash_n) == 64, "vigil__sock's hot fields fill its first line");
 
-/* vigil_net_req as the library sees it. */
+/* vigil_net_req as the library sees it. A plain send's path (start, completion, end)
+ * reads the first 64 bytes and the queue links just after them. */
 struct vigil__nreq {
     void *data;
     struct vigil__sock *sock;
@@ -94,13 +100,14 @@ struct vigil__nreq {
     uint8_t cancel;                /* cancellation asked */
     uint8_t zc_notif;              /* SEND_ZC: notifications still to come */
     uint32_t pad0_;
-    ssize_t res;                   /* the end, while deferred */
-    struct vigil__nreq *next;      /* send queue */
-    struct vigil__nreq *done_next; /* deferred queue (a send may be on both at once) */
     struct vigil__ring_op op;
     const char *buf;               /* SEND, SENDZC, SENDTO, RECV */
     size_t len;                    /* bytes (SEND...), iovec count (SENDV) */
+    /* ---- 64 bytes */
     size_t done;                   /* bytes sent so far */
+    struct vigil__nreq *next;      /* send queue */
+    struct vigil__nreq *done_next; /* deferred queue (a send may be on both at once) */
+    ssize_t res;                   /* the end, while deferred */
     const struct iovec *iov;       /* SENDV */
     size_t iov_i, iov_off;         /* SENDV: where the next byte is */
     vigil_net_cb release;          /* SENDZC */
