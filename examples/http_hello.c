@@ -1,7 +1,7 @@
 /* A small HTTP/1.1 server on vigil's sockets API: the work nginx does for
  * `location / { return 200 "Hello, world!\n"; }`. A starting point, not a framework.
  *
- *   ./http_hello [port]          prints "ready" once listening; SIGINT/SIGTERM stop it
+ *   ./http_hello [port [linger_ms]]   prints "ready" once listening; SIGINT/SIGTERM stop it
  *   curl -i http://127.0.0.1:8080/
  *
  * What it does with each connection:
@@ -13,7 +13,8 @@
  *     Transfer-Encoding it does not decode) with 400 and closes, as nginx does;
  *   - keeps the connection open (HTTP/1.1, or HTTP/1.0 with "Connection: keep-alive")
  *     unless the request says "Connection: close"; then it sends the answer, shuts its
- *     side down and closes once the peer has closed too (so the answer is not reset);
+ *     side down and closes once the peer has closed too (so the answer is not reset),
+ *     or after LINGER_MS (5 s, nginx's lingering_timeout) if the peer never does;
  *   - sends Server, Date, Content-Type, Content-Length and Connection, as nginx.
  * While one send is in flight the next answers gather in a second buffer; when both
  * are full the connection stops receiving until the send completes (back-pressure).
@@ -27,6 +28,7 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,9 @@
 #define HEAD_MAX 8192  /* a request head longer than this is refused (400) */
 #define OUT_SIZE 16384 /* each of the two answer buffers */
 #define ANSWER_MAX 512 /* room one answer needs */
+#define LINGER_MS 5000 /* after the last answer, how long the peer has to close */
+
+static int64_t linger_ns = (int64_t)LINGER_MS * 1000000;
 
 struct conn {
     vigil_sock sock;
@@ -49,6 +54,8 @@ struct conn {
     bool sending, receiving;
     bool closing;           /* no more requests: send what is queued, then close */
     bool shut;              /* our side is shut down: wait for the peer's end */
+    bool closed;            /* vigil_sock_close was called */
+    vigil_timer linger;     /* while shut: the peer's time to close */
     size_t skip;            /* body bytes of the last request still to skip */
     vigil_buf *held;        /* the receive buffer being answered (NULL: none) */
     size_t held_off;        /* how far into it */
@@ -201,7 +208,7 @@ static const char *answer_all(struct conn *c, const char *p, const char *end)
             c->closing = true;
             return end;
         }
-        size_t body;
+        size_t body = 0;
         int keep = parse_head(p, e, &body);
         add_answer(c, keep < 0 ? 400 : 200, keep > 0);
         if (keep <= 0)
@@ -223,6 +230,20 @@ static void on_closed(vigil_loop *loop, vigil_sock *s)
 {
     (void)loop;
     free(s->data);
+}
+
+static void close_conn(vigil_loop *loop, struct conn *c)
+{
+    vigil_timer_stop(loop, &c->linger);
+    if (!c->closed) {
+        c->closed = true;
+        vigil_sock_close(loop, &c->sock, on_closed);
+    }
+}
+
+static void on_linger_end(vigil_loop *loop, vigil_timer *t)
+{
+    close_conn(loop, (struct conn *)((char *)t - offsetof(struct conn, linger)));
 }
 
 static bool out_full(const struct conn *c)
@@ -276,7 +297,7 @@ static void flush(vigil_loop *loop, struct conn *c)
     if (vigil_sock_send(loop, &c->sock, &c->send, c->out[b], c->outlen[b], on_sent) == 0)
         c->sending = true;
     else
-        vigil_sock_close(loop, &c->sock, on_closed);
+        close_conn(loop, c);
 }
 
 /* What the connection does next: receive more, wait (a buffer is held until the
@@ -286,6 +307,10 @@ static void next_step(vigil_loop *loop, struct conn *c)
     if (c->closing && !c->sending && !c->outlen[c->fill] && !c->shut) {
         c->shut = true;
         vigil_sock_shutdown(loop, &c->sock, SHUT_WR);
+        if (vigil_timer_start(loop, &c->linger, CLOCK_MONOTONIC, linger_ns, 0, 0, on_linger_end) < 0) {
+            close_conn(loop, c);
+            return;
+        }
     }
     bool want = !c->held && (!c->closing || c->shut);
     if (want && !c->receiving && vigil_sock_recv_start(loop, &c->sock, on_data) == 0)
@@ -300,7 +325,7 @@ static void on_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res)
     c->sending = false;
     c->outlen[(intptr_t)req->data] = 0;
     if (res < 0) {
-        vigil_sock_close(loop, &c->sock, on_closed);
+        close_conn(loop, c);
         return;
     }
     process(loop, c);
@@ -317,7 +342,7 @@ static void on_data(vigil_loop *loop, vigil_sock *s, ssize_t n, vigil_buf *buf)
             vigil_buf_put(loop, c->held);
             c->held = NULL;
         }
-        vigil_sock_close(loop, s, on_closed);
+        close_conn(loop, c);
         return;
     }
     if (c->shut) { /* lingering after our last answer: drop what still comes */
@@ -355,7 +380,7 @@ static void on_accept(vigil_loop *loop, vigil_sock *listener, int fd)
     if (vigil_sock_recv_start(loop, &c->sock, on_data) == 0)
         c->receiving = true;
     else
-        vigil_sock_close(loop, &c->sock, on_closed);
+        close_conn(loop, c);
 }
 
 static void on_signal(vigil_loop *loop, vigil_signal *w, const struct signalfd_siginfo *si)
@@ -367,6 +392,8 @@ static void on_signal(vigil_loop *loop, vigil_signal *w, const struct signalfd_s
 int main(int argc, char **argv)
 {
     int port = argc > 1 ? atoi(argv[1]) : 8080;
+    if (argc > 2)
+        linger_ns = (int64_t)atoi(argv[2]) * 1000000;
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);

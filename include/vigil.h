@@ -102,7 +102,8 @@ VIGIL_EXPORT int vigil_loop_free(vigil_loop *loop);
  * changes are applied and the loop waits (one system call where the backend allows);
  * (3) registrations that failed are reported; (4) fd events are dispatched; (5) file
  * request and mq watcher completions run; (6) timers that became due run.
- * Returns 1 if watchers are still active, 0 if none are, or a negative errno. */
+ * Returns 1 if watchers are still active, 0 if none are, or a negative errno; -EBUSY
+ * when called from one of the loop's own callbacks (the running turn goes on). */
 VIGIL_EXPORT int vigil_loop_run(vigil_loop *loop, enum vigil_run_mode mode);
 
 /* Makes vigil_loop_run(DEFAULT) return after the current turn. Loop thread only. */

@@ -129,7 +129,7 @@ VIGIL_EXPORT int vigil_sock_open(vigil_loop *loop, vigil_sock *s, int fd);
 /* Accepting on a listening socket: cb gets each new connection. On epoll and poll at
  * most VIGIL_NET_ACCEPT_BATCH connections are taken per turn; the rest wait in the
  * kernel's backlog for the next turn. On io_uring one multishot accept takes them as
- * they arrive, and a turn reads at most 1024 completions (the rest wait in the
+ * they arrive, and a turn reads at most 4096 completions (the rest wait in the
  * completion ring for the next turn). -EINVAL if s is not listening, -EBUSY if it
  * accepts or receives already. */
 #define VIGIL_NET_ACCEPT_BATCH 64

@@ -10,10 +10,10 @@ libevent bufferevents, libev ev_io watchers, and vigil's own examples/echo_serve
 its uring and epoll backends (VIGIL_BACKEND). Records per server and point:
 requests_per_s, server_cpu_ns_per_request (every thread of the server process, read
 from /proc around the window), rtt_us (p50/p99 over round trips), client_busy, and from
-a separate, untimed run under `strace -f -c`, syscalls_per_request. Timed rounds
-alternate the servers per point, rotating the order; run.py pools the rounds: five
-short rounds, requests_per_s, server CPU and client_busy as their median (echodrive.py),
-rtt_us over every round trip."""
+separate, untimed runs under `strace -f -c` (three per server and point, the median),
+syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
+run.py pools the rounds: five short rounds, requests_per_s, server CPU and client_busy
+as their median (echodrive.py), rtt_us over every round trip."""
 import os
 import sys
 
@@ -55,12 +55,16 @@ def plan(ctx):
     steps = rounds.alternate(n_rounds, POINTS, SYSTEMS, lambda r, pt, s: dict(
         cmd=_cmd(ctx, s, pt) + ["--seconds", secs, "--warmup", warm],
         label=f"round {r + 1}/{n_rounds}: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=secs + warm + 0.4))
-    # the counting runs: untimed, after every timed round
-    for pt in POINTS:
-        n = max(1000 if ctx.quick else 3000, 3 * pt[0])
-        for s in SYSTEMS:
-            steps.append(dict(cmd=_cmd(ctx, s, pt) + ["--count", n, "--warmup", warm],
-                              label=f"count: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=1.5))
+    # the counting runs: untimed, after every timed round; 30 requests per connection (at
+    # least 3,000), three runs per server and point (median: how many requests share a
+    # turn depends on how client and server fall into step, which varies between runs)
+    reps = 1 if ctx.quick else 3
+    for rep in range(reps):
+        for pt in POINTS:
+            n = max(1000, 3 * pt[0]) if ctx.quick else max(3000, 30 * pt[0])
+            for s in SYSTEMS:
+                steps.append(dict(cmd=_cmd(ctx, s, pt) + ["--count", n, "--warmup", warm],
+                                  label=f"count {rep + 1}/{reps}: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=2.5))
     return steps
 
 

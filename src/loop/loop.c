@@ -81,6 +81,10 @@ int vigil_loop_run(vigil_loop *loop, enum vigil_run_mode mode)
 {
     if (!loop || (mode != VIGIL_RUN_DEFAULT && mode != VIGIL_RUN_ONCE && mode != VIGIL_RUN_NOWAIT))
         return -EINVAL;
+    /* Called from one of the loop's callbacks: a nested turn would re-enter the
+     * dispatch walk and the completion queue the outer turn is in the middle of. */
+    if (loop->running)
+        return -EBUSY;
     /* A tail call: the backend's run loop takes this frame's place (see turn.h). */
     return loop->backend->run(loop, mode);
 }
@@ -237,8 +241,8 @@ int vigil_loop_free(vigil_loop *loop)
 {
     if (!loop)
         return -EINVAL;
-    if (loop->in_callback)
-        return -EBUSY;
+    if (loop->in_callback || loop->running)
+        return -EBUSY; /* from one of its own callbacks */
     modules_fini(loop);
     loop->backend->fini(loop);
     if (loop->wake_fd >= 0)

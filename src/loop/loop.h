@@ -127,6 +127,7 @@ struct vigil_loop {
 
     /* state of the run */
     int in_callback;            /* depth of callbacks running (vigil_loop_free refuses) */
+    bool running;               /* vigil_loop_run is on the stack (a nested call is refused) */
     bool stop;
     unsigned active;            /* user watchers, timers, requests that keep RUN_DEFAULT going */
     uint64_t turns;

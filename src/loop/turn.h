@@ -98,13 +98,17 @@ static inline __attribute__((always_inline)) int vigil__turn(vigil_loop *loop, e
 static inline __attribute__((always_inline)) int vigil__run(vigil_loop *loop, enum vigil_run_mode mode,
                                                             vigil__turn_fn backend_turn, bool has_ring)
 {
+    loop->running = true;
     for (;;) {
         int r = vigil__turn(loop, mode, backend_turn, has_ring);
-        if (r < 0)
+        if (r < 0) {
+            loop->running = false;
             return r;
+        }
         if (mode != VIGIL_RUN_DEFAULT || loop->stop || loop->active == 0)
             break;
     }
+    loop->running = false;
     loop->stop = false;
     return loop->active ? 1 : 0;
 }

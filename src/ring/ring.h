@@ -43,8 +43,13 @@ struct vigil__ring_op {
 #define VIGIL__UD_TAG 0x3u
 
 /* Op completions read from the CQ ring in one turn, at most this many; the rest wait in
- * the CQ ring for the next turn. */
-#define VIGIL__RING_DONE_CAP 1024
+ * the CQ ring for the next turn. As large as the CQ ring (CQ_ENTRIES): a server with
+ * 1000 connections gets a receive and a send completion per connection per wave, and
+ * with a cap of 1024 the second half waited for a second turn and its io_uring_enter
+ * (net-echo at 1000 connections, strace -c over 30,000 requests, 5 runs each: median
+ * 0.069 system calls per request against hand-written liburing's 0.052; with 4096,
+ * 0.049 against 0.058). The queue is 16 bytes an entry: 64 KiB per loop. */
+#define VIGIL__RING_DONE_CAP 4096
 
 struct vigil__ring;
 

@@ -3,13 +3,16 @@
 http.client, plus raw sockets for what a client library would not send): keep-alive,
 a request split across reads byte by byte, pipelined requests answered in order,
 Connection: close honoured (the answer arrives whole, then end of stream), HTTP/1.0,
-a request body skipped by Content-Length, 400 and close for malformed requests, and
-the headers nginx sends. Run once per backend (VIGIL_BACKEND)."""
+a request body skipped by Content-Length, 400 and close for malformed requests, the
+lingering close (what the peer sends after the last answer is drained, and a peer that
+never closes is closed after linger_ms: 1 s here), and the headers nginx sends. Run
+once per backend (VIGIL_BACKEND)."""
 import http.client, os, random, signal, socket, subprocess, sys, time
 
 binary = sys.argv[1]
 srv = socket.socket(); srv.bind(("127.0.0.1", 0)); port = srv.getsockname()[1]; srv.close()
-proc = subprocess.Popen([binary, str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+LINGER_S = 1.0
+proc = subprocess.Popen([binary, str(port), str(int(LINGER_S * 1000))], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 ok = False
 try:
     assert proc.stdout.readline().strip() == "ready", "server did not start"
@@ -73,6 +76,35 @@ try:
                 b"GET / HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n"):
         out = raw(bad)
         assert out.startswith(b"HTTP/1.1 400 Bad Request\r\n") and out.count(b"HTTP/1.1") == 1, (bad[:40], out[:80])
+
+    # lingering close: after "Connection: close" the answer, then end of stream; bytes the
+    # peer still sends are drained (no reset) until the server closes, LINGER_S after
+    # its shutdown; from then on a send is answered by a reset.
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
+    out = b""
+    while True:
+        x = s.recv(65536)
+        if not x:
+            break
+        out += x
+    t0 = time.monotonic()
+    assert out.startswith(b"HTTP/1.1 200 OK") and b"Connection: close" in out, out
+    s.setblocking(False)
+    reset_after = None
+    while time.monotonic() - t0 < LINGER_S + 9:
+        try:
+            s.send(b"late")
+            s.recv(1)  # b"" (end of stream) until the reset arrives
+        except BlockingIOError:
+            pass
+        except (ConnectionResetError, BrokenPipeError):
+            reset_after = time.monotonic() - t0
+            break
+        time.sleep(0.05)
+    s.close()
+    assert reset_after is not None, "the server never closed a lingering connection"
+    assert reset_after > LINGER_S * 0.8, f"closed {reset_after:.2f} s after its answer: too soon to linger"
 
     # many connections at once
     conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=5) for _ in range(200)]
