@@ -12,7 +12,7 @@ requests_per_s, server_cpu_ns_per_request (every thread of the server process, r
 from /proc around the window), rtt_us (p50/p99 over round trips), client_busy, and from
 separate, untimed runs under `strace -f -c` (three per server and point, the median),
 syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
-run.py pools the rounds: five short rounds, requests_per_s, server CPU and client_busy
+run.py pools the rounds: seven short rounds, requests_per_s, server CPU and client_busy
 as their median (echodrive.py), rtt_us over every round trip."""
 import os
 import sys
@@ -51,7 +51,7 @@ def _name(s):
 
 
 def plan(ctx):
-    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (5, 0.6, 0.2)
+    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (7, 0.5, 0.2)
     steps = rounds.alternate(n_rounds, POINTS, SYSTEMS, lambda r, pt, s: dict(
         cmd=_cmd(ctx, s, pt) + ["--seconds", secs, "--warmup", warm],
         label=f"round {r + 1}/{n_rounds}: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=secs + warm + 0.4))

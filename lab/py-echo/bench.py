@@ -7,7 +7,7 @@ PyPI, vigil from the tree), made by the first step. vigil's loop runs on its uri
 epoll backends. Records per system, way and point: requests_per_s,
 server_cpu_ns_per_request (every thread of the Python process), rtt_us, client_busy;
 and, from separate untimed runs under `strace -f -c` (protocol way, 100 and 1000
-connections), syscalls_per_request. Timed rounds (three) alternate the systems per point;
+connections), syscalls_per_request. Timed rounds (four) alternate the systems per point;
 requests_per_s, server CPU and client_busy pool as the median of the rounds."""
 import os
 import sys
@@ -51,7 +51,7 @@ def _name(s):
 def plan(ctx):
     steps = [dict(cmd=["/bin/bash", os.path.join(COMMON, "pyvenv.sh"), _venv(ctx)], label="venv (uvloop, vigil)",
                   est_s=60, timeout_s=900)]
-    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (3, 0.6, 0.2)
+    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (4, 0.5, 0.2)
     cells = [(way, c, m) for way in WAYS for c, m in POINTS]
     steps += rounds.alternate(n_rounds, cells, SYSTEMS, lambda r, cell, s: dict(
         cmd=_cmd(ctx, s, cell[0], cell[1:]) + ["--seconds", secs, "--warmup", warm],
