@@ -13,7 +13,9 @@ benchmark that agree in every key but the figures) into one, from what they carr
                              swing (server CPU per request on a shared VM moves by 20-30%
                              from one second to the next): one bad round shifts a sum
                              but not a median. Every system of a benchmark is pooled
-                             the same way.
+                             the same way. Keys that describe one round ("calls": a
+                             counting run's per-call breakdown) come from the median
+                             round and do not split the series.
 
 and sets "rounds" to the number of records merged. The raw samples are not kept.
 Records that carry none of these are left as they are.
@@ -24,12 +26,15 @@ import json
 # part of a series' identity.
 STAT_KEYS = ("value", "p50", "p99", "mean", "n", "min", "max", "samples", "hist", "total", "per", "rounds", "pool")
 RUN_KEYS = ("run", "kernel", "machine", "date")
+# Keys that describe one round's figure (strace's per-call breakdown of a counting run):
+# not part of a series' identity; a median-pooled record takes them from its median round.
+ROUND_KEYS = ("calls",)
 
 
 def series_key(rec):
     """What a record measures, apart from its figures: every key but the stats."""
-    return json.dumps({k: v for k, v in rec.items() if k not in STAT_KEYS and k not in RUN_KEYS},
-                      sort_keys=True)
+    return json.dumps({k: v for k, v in rec.items() if k not in STAT_KEYS and k not in RUN_KEYS
+                       and k not in ROUND_KEYS}, sort_keys=True)
 
 
 def pctl(sorted_vals, q):
@@ -82,7 +87,8 @@ def pool(records):
                 g["per"] += float(rec["per"])
             if rec.get("pool") == "median":
                 per = float(rec.get("per", 1.0))
-                g["each"].append(float(rec["total"]) / per if per > 0 else float(rec["value"]))
+                g["each"].append((float(rec["total"]) / per if per > 0 else float(rec["value"]),
+                                  {k: rec[k] for k in ROUND_KEYS if k in rec}))
     for (kind, _), g in groups.items():
         r = g["rec"]
         for key in ("samples", "hist", "total", "per", "min", "max"):
@@ -90,10 +96,11 @@ def pool(records):
         r["rounds"] = g["rounds"]
         if kind == "total":
             if g["each"] and len(g["each"]) == g["rounds"]:
-                each = sorted(g["each"])
+                each = sorted(g["each"], key=lambda e: e[0])
                 mid = len(each) // 2
-                med = each[mid] if len(each) % 2 else (each[mid - 1] + each[mid]) / 2
-                r["value"], r["min"], r["max"] = round(med, 4), round(each[0], 4), round(each[-1], 4)
+                med = each[mid][0] if len(each) % 2 else (each[mid - 1][0] + each[mid][0]) / 2
+                r["value"], r["min"], r["max"] = round(med, 4), round(each[0][0], 4), round(each[-1][0], 4)
+                r.update(each[mid if len(each) % 2 else mid - 1][1])
             else:
                 r["value"] = round(g["total"] / g["per"], 4) if g["has_per"] and g["per"] > 0 else g["total"]
             continue

@@ -323,6 +323,19 @@ static int u_setup(vigil_loop *loop, struct vigil__net *n)
     }
     p->br = br;
     p->br_bytes = bytes;
+#ifdef MADV_HUGEPAGE
+    /* The kernel takes buffers from this ring in order, so a busy server cycles through
+     * the whole pool: every receive lands in a buffer last used thousands of receives
+     * ago, a TLB miss with 4 KiB pages for the kernel's copy and another for the
+     * program's read. Huge pages (THP "madvise" or "always") make the pool a handful of
+     * TLB entries. net-echo at 1000 x 4 KiB, 14 alternated pairs of 0.5-0.6 s: server
+     * CPU per request 0.89-0.90x without the advice (median of the paired ratios).
+     * Advice only: refused or unavailable, nothing changes. (On epoll and poll the free
+     * buffers are a stack, the hot few are reused, and the pool stays in small pages.) */
+    size_t pool_bytes = (size_t)p->size * p->count;
+    if (pool_bytes >= ((size_t)2 << 20))
+        (void)madvise(p->mem, pool_bytes, MADV_HUGEPAGE);
+#endif
     for (uint32_t i = 0; i < p->count; i++)
         io_uring_buf_ring_add(br, p->mem + (size_t)i * p->size, p->size, (unsigned short)i,
                               io_uring_buf_ring_mask(p->count), (int)i);

@@ -5,7 +5,8 @@ against figures computed here by hand:
 1. "total"/"per" records: value = sum(total) / sum(per) over the rounds.
 2. The same with "pool": "median": value = the median of each round's total / per
    (odd and even counts), min and max the extreme rounds; one wild round moves a sum
-   but not the median.
+   but not the median; a key that describes one round ("calls") does not keep rounds
+   apart and comes from the median round.
 3. "samples" records: p50 and p99 by bench.h's rule over every sample of every round.
 4. Series stay apart: records that differ in any key but the figures are not merged,
    and records without figures pass through untouched.
@@ -44,6 +45,15 @@ check("median of 5: min/max", (out[0]["min"], out[0]["max"]), (4.0, 1000.0))
 check("median of 5: pool kept", out[0].get("pool"), "median")
 out = rounds.pool([rec("a", v * 3, 3, pool="median") for v in (2.0, 8.0, 4.0, 100.0)])
 check("median of 4: mean of the middle two", out[0]["value"], 6.0)
+
+# 2b. counting runs: "calls" differs per run, the runs still pool, and the breakdown
+# is the median run's
+cnt = [dict(bench="b", system="a", metric="syscalls_per_request", value=t / 1000, total=t, per=1000,
+            pool="median", calls=f"io_uring_enter {t / 1000}") for t in (25.0, 185.0, 45.0)]
+out = rounds.pool(cnt)
+check("counting runs: one record", len(out), 1)
+check("counting runs: median", out[0]["value"], 0.045)
+check("counting runs: the median run's breakdown", out[0]["calls"], "io_uring_enter 0.045")
 
 # 3. samples
 out = rounds.pool([dict(bench="b", system="a", metric="lat", samples=list(range(1, 51))),
