@@ -9,9 +9,9 @@
  *   printf 'hello\n' | nc -q1 127.0.0.1 7007
  *   VIGIL_BACKEND=epoll ./echo_server 7007
  *
- * A connection allocates once, at accept (64-byte aligned, see struct conn). A peer that sends faster than it reads gets
- * back-pressure: with SENDS_MAX echoes queued, the connection stops receiving until one
- * completes (the data waits in the kernel). */
+ * A connection allocates once, at accept (64-byte aligned, see struct conn). A peer
+ * that sends faster than it reads gets back-pressure: with SENDS_MAX echoes queued, the
+ * connection stops receiving until one completes (the data waits in the kernel). */
 #include <vigil.h>
 
 #include <arpa/inet.h>

@@ -12,11 +12,12 @@ netsrv.py).
 
 A timed step (--seconds) prints requests_per_s, server_cpu_ns_per_request, rtt_us and
 client_busy (see client.c); the first two and client_busy are marked "pool": "median"
-(run.py takes the median of the rounds, not their sum). A counting step (--count N) attaches `strace -f -c` to the
-running server once the client's connections are up and idle, lets the client make N
-requests, detaches, and prints syscalls_per_request: the server's system calls (every
-thread) / N, with "calls" naming them per request (as total/per, median-pooled when a
-benchmark repeats its counting runs). Counting steps are never timed.
+(run.py takes the median of the rounds, not their sum). A counting step (--count N)
+attaches `strace -f -c` to the running server once the client's connections are up
+and idle, lets the client make N requests, detaches, and prints syscalls_per_request:
+the server's system calls (every thread) / N, with "calls" naming them per request (as
+total/per, median-pooled when a benchmark repeats its counting runs). Counting steps
+are never timed.
 Exit 77 (skipped) when the server or the client is not built, or strace is missing.
 """
 import argparse
