@@ -89,7 +89,7 @@ static void tstate_free(struct tstate *t)
         close(t->tfd_mono);
 #ifdef VIGIL_HAVE_LIBURING
     if (t->ring_state == 1)
-        io_uring_queue_exit(&t->ring);
+        vigil__uring_exit(&t->ring);
 #endif
     free(t);
 }
@@ -174,7 +174,7 @@ static int ring_get(struct tstate *t)
         static const uint8_t ops[] = {IORING_OP_EPOLL_CTL};
         r = vigil__uring_probe_ops(&t->ring, ops, 1, why, sizeof why);
         if (r < 0)
-            io_uring_queue_exit(&t->ring);
+            vigil__uring_exit(&t->ring);
     }
     if (r < 0) {
         /* ENOMEM is this moment's problem; anything else is the kernel's policy. */

@@ -33,7 +33,7 @@ void vigil__ring_free(struct vigil__ring *r)
 {
     if (!r)
         return;
-    io_uring_queue_exit(&r->ring);
+    vigil__uring_exit(&r->ring);
     free(r);
 }
 

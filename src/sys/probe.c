@@ -31,6 +31,15 @@ static unsigned consistent(unsigned f)
     return f;
 }
 
+/* See vigil__uring_exit: orders a torn-down ring's last use before the next ring's first. */
+static atomic_uint ring_epoch;
+
+void vigil__uring_exit(struct io_uring *ring)
+{
+    atomic_fetch_add_explicit(&ring_epoch, 1, memory_order_release);
+    io_uring_queue_exit(ring);
+}
+
 int vigil__uring_setup(struct io_uring *ring, unsigned entries, unsigned cq_entries, unsigned *flags,
                        char *why, size_t whylen)
 {
@@ -52,6 +61,7 @@ int vigil__uring_setup(struct io_uring *ring, unsigned entries, unsigned cq_entr
         }
         int r = io_uring_queue_init_params(entries, ring, &p);
         if (r == 0) {
+            (void)atomic_load_explicit(&ring_epoch, memory_order_acquire);
             *flags = f;
             /* liburing 2.3 fills the SQ index array with the identity at setup, but
              * older copies filled it per submission; fill it here so our own

@@ -19,6 +19,13 @@ struct io_uring;
 int vigil__uring_setup(struct io_uring *ring, unsigned entries, unsigned cq_entries, unsigned *flags,
                        char *why, size_t whylen);
 
+/* Tears down a ring set up by vigil__uring_setup. Every ring goes through this pair:
+ * liburing maps and unmaps ring memory with raw system calls ThreadSanitizer does not
+ * see, so when one thread's new ring lands where another thread's old one was, TSan
+ * would take the new owner's first writes for a race with the old owner's last. The
+ * pair orders them (a release here, an acquire in setup; one atomic each, per ring). */
+void vigil__uring_exit(struct io_uring *ring);
+
 /* 0 when the ring supports every opcode in ops[0..nops), else -ENOSYS and why names the
  * first missing one (or the probe's own failure). */
 int vigil__uring_probe_ops(struct io_uring *ring, const uint8_t *ops, int nops, char *why, size_t whylen);
