@@ -423,6 +423,139 @@ def test_streams_echo_large(loop):
     loop.run_until_complete(main())
 
 
+def _recv_script(seed):
+    """A random mix of peer writes and receiver reads: (kind, size) steps. The receiver
+    reads with sock_recv or sock_recv_into, sizes from 1 byte to more than is queued,
+    both when data is queued (a first attempt succeeds) and when none is (it must wait
+    for the peer), so the adaptive first attempt (vigil._loop._recv_eager) flips both
+    ways on one fd."""
+    import random
+
+    rnd = random.Random(seed)
+    steps = []
+    for _ in range(300):
+        r = rnd.random()
+        if r < 0.4:
+            steps.append(("write", rnd.choice([1, 7, 64, 1000, 4096, 70000])))
+        elif r < 0.7:
+            steps.append(("recv", rnd.choice([1, 5, 64, 4096, 65536])))
+        else:
+            steps.append(("recv_into", rnd.choice([1, 13, 512, 8192, 65536])))
+    return steps
+
+
+def _run_recv_script(lp, steps, seed):
+    """Plays steps on lp over an AF_UNIX stream pair; returns the chunks the receiver
+    got, then what was left, up to the end of the stream. A read when nothing is queued
+    makes the peer write (from a thread, 2 ms later) so the receiver waits. Each chunk
+    is checked against a shadow copy of what the peer sent: on a stream socketpair a
+    receive returns min(size, queued) bytes, the oldest first."""
+    import random
+
+    a, b = socket.socketpair()
+    a.setblocking(False)
+    chunks = []
+    pending = bytearray()  # sent by the peer, not yet received: the shadow copy
+
+    def data(i, n):
+        return random.Random(seed * 100003 + i).randbytes(n)
+
+    async def main():
+        for i, (kind, size) in enumerate(steps):
+            if kind == "write":
+                if len(pending) + size <= 100_000:  # below the socket buffer: never blocks
+                    b.sendall(data(i, size))
+                    pending.extend(data(i, size))
+                continue
+            if not pending:
+                d = data(i, 1 + (i * 37) % 5000)
+                threading.Timer(0.002, b.sendall, (d,)).start()
+                pending.extend(d)
+            if kind == "recv":
+                chunk = await lp.sock_recv(a, size)
+            else:
+                buf = bytearray(size)
+                n = await lp.sock_recv_into(a, buf)
+                chunk = bytes(buf[:n])
+            assert len(chunk) == min(size, len(pending))
+            assert chunk == bytes(pending[: len(chunk)])
+            del pending[: len(chunk)]
+            chunks.append(chunk)
+        b.shutdown(socket.SHUT_WR)
+        rest = bytearray()
+        while chunk := await lp.sock_recv(a, 65536):
+            rest.extend(chunk)
+        assert rest == pending
+        chunks.append(bytes(rest))
+        return chunks
+
+    try:
+        return lp.run_until_complete(asyncio.wait_for(main(), 30))
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sock_recv_random_against_default_loop(loop, seed):
+    """sock_recv/sock_recv_into skip their first attempt on an fd whose last receive
+    waited: the chunks must be exactly those asyncio's default loop returns for the same
+    script (the oracle), and match the shadow copy of what the peer sent."""
+    steps = _recv_script(seed)
+    ref_loop = asyncio.SelectorEventLoop()
+    try:
+        want = _run_recv_script(ref_loop, steps, seed)
+    finally:
+        ref_loop.close()
+    assert _run_recv_script(loop, steps, seed) == want
+
+
+def test_sock_recv_waited_fd_reused_and_reset(loop):
+    """A waited fd, closed and its number reused by a new socket: the new socket's
+    queued data and its end of stream arrive; a reset while waiting raises."""
+
+    async def main():
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        threading.Timer(0.005, b.sendall, (b"x",)).start()
+        assert await loop.sock_recv(a, 10) == b"x"  # it waited: the fd is marked
+        fd = a.fileno()
+        a.close()
+        b.close()
+        c, d = socket.socketpair()  # the lowest free numbers: fd is one of them
+        if d.fileno() == fd:
+            c, d = d, c
+        assert c.fileno() == fd
+        c.setblocking(False)
+        d.sendall(b"queued")
+        assert await loop.sock_recv(c, 100) == b"queued"
+        d.close()
+        assert await loop.sock_recv(c, 100) == b""  # end of stream
+        c.close()
+
+        # TCP: the peer closes with SO_LINGER 0 (a reset) while the receiver waits
+        lsock = socket.socket()
+        lsock.bind(("127.0.0.1", 0))
+        lsock.listen(1)
+        e = socket.create_connection(lsock.getsockname())
+        f, _ = lsock.accept()
+        e.setblocking(False)
+        f.sendall(b"1")
+        assert await loop.sock_recv(e, 1) == b"1"
+
+        def reset():
+            f.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            f.close()
+
+        threading.Timer(0.005, reset).start()
+        with pytest.raises(ConnectionResetError):
+            await loop.sock_recv(e, 10)
+        e.close()
+        lsock.close()
+
+    loop.run_until_complete(asyncio.wait_for(main(), 10))
+
+
 def test_subprocess_and_signal(loop):
     async def main():
         p = await asyncio.create_subprocess_exec(sys.executable, "-c", "print('hi')",

@@ -89,6 +89,8 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         del self._scheduled
         self._signal_handlers = {}
         self._transports = weakref.WeakValueDictionary()
+        # fds whose last sock_recv/sock_recv_into had to wait (see _recv_eager)
+        self._recv_waited = set()
         self._servers_accepting = {}
         # Signals reach the loop through this socket pair (signal.set_wakeup_fd): its
         # read end is watched so a signal ends the wait, and Python's own handler runs
@@ -344,21 +346,56 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         self._sock_wait(fut, fd, writer, attempt)
         return fut
 
+    def _recv_eager(self, sock, fd, n, op):
+        """sock_recv's first attempt, before any wait: (True, result) or (False, None).
+
+        Like asyncio's own loop, a receive is tried at once, so data already queued
+        comes back without a turn. But in request/response traffic (a reply is read
+        right after the request is sent) that attempt always fails: a system call and
+        a BlockingIOError raised and caught, per request, for nothing (uvloop never
+        tries first). So an fd whose last receive had to wait is not tried at once: its
+        receive waits for readiness, which fires in the next turn if data is already
+        there. It is tried at once again after a receive that filled the whole buffer
+        (more is likely queued: a bulk stream). Either way the same bytes come back.
+        """
+        if fd in self._recv_waited:
+            return False, None
+        try:
+            return True, op()
+        except (BlockingIOError, InterruptedError):
+            self._recv_waited.add(fd)
+            return False, None
+
+    def _recv_waiting(self, sock, fd, n, op):
+        """The waiting half of sock_recv: op() on readiness; a full buffer re-enables
+        the first attempt (see _recv_eager)."""
+        waited = self._recv_waited
+
+        def again():
+            res = op()
+            if (res if isinstance(res, int) else len(res)) >= n:
+                waited.discard(fd)
+            return res
+
+        return self._sock_io(sock, False, again)
+
     async def sock_recv(self, sock, n):
         self._sock_check(sock)
-        try:
-            return sock.recv(n)
-        except (BlockingIOError, InterruptedError):
-            pass
-        return await self._sock_io(sock, False, lambda: sock.recv(n))
+        fd = sock.fileno()
+        op = lambda: sock.recv(n)  # noqa: E731
+        done, res = self._recv_eager(sock, fd, n, op)
+        if done:
+            return res
+        return await self._recv_waiting(sock, fd, n, op)
 
     async def sock_recv_into(self, sock, buf):
         self._sock_check(sock)
-        try:
-            return sock.recv_into(buf)
-        except (BlockingIOError, InterruptedError):
-            pass
-        return await self._sock_io(sock, False, lambda: sock.recv_into(buf))
+        fd = sock.fileno()
+        op = lambda: sock.recv_into(buf)  # noqa: E731
+        done, res = self._recv_eager(sock, fd, memoryview(buf).nbytes, op)
+        if done:
+            return res
+        return await self._recv_waiting(sock, fd, memoryview(buf).nbytes, op)
 
     async def sock_recvfrom(self, sock, bufsize):
         self._sock_check(sock)
