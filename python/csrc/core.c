@@ -1109,6 +1109,32 @@ static PyObject *loop_is_closed(LoopObject *l, PyObject *unused)
     return PyBool_FromLong(l->closed);
 }
 
+/* create_future and get_debug, as BaseEventLoop's, in C: a future is made per awaited
+ * receive (sock_recv, a stream's read), and the C Future's constructor asks the loop's
+ * get_debug(), so in Python each future cost two interpreted calls (uvloop has both in
+ * Cython). The class is looked up in asyncio.futures on every call, as BaseEventLoop
+ * does, so a patched asyncio.futures.Future is still honoured. */
+static PyObject *loop_create_future(LoopObject *l, PyObject *unused)
+{
+    static PyObject *futures_mod, *kwnames;
+    if (!futures_mod && !(futures_mod = PyImport_ImportModule("asyncio.futures")))
+        return NULL;
+    if (!kwnames && !(kwnames = Py_BuildValue("(s)", "loop")))
+        return NULL;
+    PyObject *cls = PyObject_GetAttrString(futures_mod, "Future");
+    if (!cls)
+        return NULL;
+    PyObject *args[1] = {(PyObject *)l};
+    PyObject *f = PyObject_Vectorcall(cls, args, 0, kwnames);
+    Py_DECREF(cls);
+    return f;
+}
+
+static PyObject *loop_get_debug(LoopObject *l, PyObject *unused)
+{
+    return PyBool_FromLong(l->debug);
+}
+
 static PyObject *loop_check_closed(LoopObject *l, PyObject *unused)
 {
     if (l->closed) {
@@ -1212,6 +1238,8 @@ static PyMethodDef loop_methods[] = {
     {"_flush_changes", (PyCFunction)loop_flush_changes, METH_NOARGS, NULL},
     {"stop", (PyCFunction)loop_stop, METH_NOARGS, "Stop after the current turn."},
     {"is_closed", (PyCFunction)loop_is_closed, METH_NOARGS, NULL},
+    {"create_future", (PyCFunction)loop_create_future, METH_NOARGS, "A new asyncio.Future on this loop."},
+    {"get_debug", (PyCFunction)loop_get_debug, METH_NOARGS, "Whether debug mode is on."},
     {"_check_closed", (PyCFunction)loop_check_closed, METH_NOARGS, NULL},
     {"_vigil_close", (PyCFunction)loop_core_close, METH_NOARGS, NULL},
     {"_vigil_stats", (PyCFunction)loop_stats, METH_NOARGS, NULL},
