@@ -427,7 +427,7 @@ def _recv_script(seed):
     """A random mix of peer writes and receiver reads: (kind, size) steps. The receiver
     reads with sock_recv or sock_recv_into, sizes from 1 byte to more than is queued,
     both when data is queued (a first attempt succeeds) and when none is (it must wait
-    for the peer), so the adaptive first attempt (vigil._loop._recv_eager) flips both
+    for the peer), so the adaptive first attempt (vigil._loop: sock_recv) flips both
     ways on one fd."""
     import random
 

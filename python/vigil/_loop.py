@@ -89,7 +89,7 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         del self._scheduled
         self._signal_handlers = {}
         self._transports = weakref.WeakValueDictionary()
-        # fds whose last sock_recv/sock_recv_into had to wait (see _recv_eager)
+        # fds whose last sock_recv/sock_recv_into had to wait (see _recv_ready)
         self._recv_waited = set()
         self._servers_accepting = {}
         # Signals reach the loop through this socket pair (signal.set_wakeup_fd): its
@@ -215,13 +215,13 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
                 fileno = int(fileno.fileno())
             except (AttributeError, TypeError, ValueError):
                 raise ValueError(f"Invalid file object: {fd!r}") from None
-        try:
-            transport = self._transports[fileno]
-        except KeyError:
-            pass
-        else:
-            if not transport.is_closing():
-                raise RuntimeError(f"File descriptor {fd!r} is used by transport {transport!r}")
+        # Read the WeakValueDictionary's own dict (its .data, {fd: weakref}): indexing
+        # the mapping raises and catches a KeyError inside weakref.py for the usual
+        # answer, no transport, and every sock_recv that waits comes through here.
+        ref = self._transports.data.get(fileno)
+        transport = ref() if ref is not None else None
+        if transport is not None and not transport.is_closing():
+            raise RuntimeError(f"File descriptor {fd!r} is used by transport {transport!r}")
 
     def add_reader(self, fd, callback, *args):
         self._ensure_fd_no_transport(fd)
@@ -346,56 +346,65 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         self._sock_wait(fut, fd, writer, attempt)
         return fut
 
-    def _recv_eager(self, sock, fd, n, op):
-        """sock_recv's first attempt, before any wait: (True, result) or (False, None).
+    # sock_recv and sock_recv_into: the first attempt, and why it is sometimes skipped.
+    #
+    # Like asyncio's own loop, a receive is tried at once, so data already queued comes
+    # back without a turn. But in request/response traffic (a reply is read right after
+    # the request is sent) that attempt always fails: a system call and a
+    # BlockingIOError raised and caught, per request, for nothing (uvloop never tries
+    # first). So an fd whose last receive had to wait (self._recv_waited) is not tried
+    # at once: its receive waits for readiness, which fires on the next turn if data is
+    # already there. It is tried at once again after a receive that filled the whole
+    # buffer (more is likely queued: a bulk stream). Either way the same bytes come
+    # back. The waiting half uses a bound method and the handle's arguments, not
+    # closures: nothing is built per call but the future and the handle.
 
-        Like asyncio's own loop, a receive is tried at once, so data already queued
-        comes back without a turn. But in request/response traffic (a reply is read
-        right after the request is sent) that attempt always fails: a system call and
-        a BlockingIOError raised and caught, per request, for nothing (uvloop never
-        tries first). So an fd whose last receive had to wait is not tried at once: its
-        receive waits for readiness, which fires in the next turn if data is already
-        there. It is tried at once again after a receive that filled the whole buffer
-        (more is likely queued: a bulk stream). Either way the same bytes come back.
-        """
-        if fd in self._recv_waited:
-            return False, None
+    def _recv_ready(self, fut, sock, fd, buf, n):
+        """The reader's callback: one receive into fut (buf None: sock.recv(n))."""
+        if fut.done():
+            return
         try:
-            return True, op()
+            res = sock.recv(n) if buf is None else sock.recv_into(buf)
         except (BlockingIOError, InterruptedError):
-            self._recv_waited.add(fd)
-            return False, None
+            return
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+            return
+        if (res if buf is not None else len(res)) >= n:
+            self._recv_waited.discard(fd)
+        fut.set_result(res)
 
-    def _recv_waiting(self, sock, fd, n, op):
-        """The waiting half of sock_recv: op() on readiness; a full buffer re-enables
-        the first attempt (see _recv_eager)."""
-        waited = self._recv_waited
+    def _recv_done(self, fd, fut):
+        self._remove_reader(fd)
 
-        def again():
-            res = op()
-            if (res if isinstance(res, int) else len(res)) >= n:
-                waited.discard(fd)
-            return res
-
-        return self._sock_io(sock, False, again)
+    def _recv_wait(self, sock, fd, buf, n):
+        fut = self.create_future()
+        self._ensure_fd_no_transport(fd)
+        self._add_reader(fd, self._recv_ready, fut, sock, fd, buf, n)
+        fut.add_done_callback(functools.partial(self._recv_done, fd))
+        return fut
 
     async def sock_recv(self, sock, n):
         self._sock_check(sock)
         fd = sock.fileno()
-        op = lambda: sock.recv(n)  # noqa: E731
-        done, res = self._recv_eager(sock, fd, n, op)
-        if done:
-            return res
-        return await self._recv_waiting(sock, fd, n, op)
+        if fd not in self._recv_waited:
+            try:
+                return sock.recv(n)
+            except (BlockingIOError, InterruptedError):
+                self._recv_waited.add(fd)
+        return await self._recv_wait(sock, fd, None, n)
 
     async def sock_recv_into(self, sock, buf):
         self._sock_check(sock)
         fd = sock.fileno()
-        op = lambda: sock.recv_into(buf)  # noqa: E731
-        done, res = self._recv_eager(sock, fd, memoryview(buf).nbytes, op)
-        if done:
-            return res
-        return await self._recv_waiting(sock, fd, memoryview(buf).nbytes, op)
+        if fd not in self._recv_waited:
+            try:
+                return sock.recv_into(buf)
+            except (BlockingIOError, InterruptedError):
+                self._recv_waited.add(fd)
+        return await self._recv_wait(sock, fd, buf, memoryview(buf).nbytes)
 
     async def sock_recvfrom(self, sock, bufsize):
         self._sock_check(sock)
