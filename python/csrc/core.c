@@ -11,10 +11,11 @@
  * wait, and the first caller clears it (under the GIL), so one sleep gets one write and
  * a wake-up cannot be lost between the check and the sleep. The eventfd is drained by
  * its watcher in whatever turn sees it readable: a write that lands after the drain
- * costs one spurious turn, never a lost wake-up. (vigil_loop_wakeup is not used: its
- * coalescing flag is cleared before the eventfd is drained, so a wake-up written in
- * between is drained while the flag stays set, and every later vigil_loop_wakeup is
- * dropped; reported to the library.) */
+ * costs one spurious turn, never a lost wake-up. (vigil_loop_wakeup is not used. When
+ * this was written, its coalescing flag was cleared before the eventfd was drained, so
+ * one race could drop every later wake-up; the library has since fixed that (drain
+ * first, then clear; test loop_wakeup_race). This eventfd stays: it is rung only when
+ * the loop sleeps, which the GIL already tells us.) */
 #include "core.h"
 
 #include <structmember.h>
