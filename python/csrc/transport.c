@@ -26,6 +26,8 @@
  * loop's list, so closing the loop can finish it. */
 #include "core.h"
 
+#include <structmember.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -610,7 +612,10 @@ static int tio_reap(TransportObject *t)
     if (t->detached)
         return 0;
     if (t->wq_bytes + t->fly_bytes <= t->low) {
-        PyObject *p = PyObject_GetAttrString(t->shell, "_protocol_paused");
+        static PyObject *name; /* interned once: no string made per completed send */
+        if (!name && !(name = PyUnicode_InternFromString("_protocol_paused")))
+            return -1;
+        PyObject *p = PyObject_GetAttr(t->shell, name);
         int paused = p ? PyObject_IsTrue(p) : 0;
         Py_XDECREF(p);
         if (PyErr_Occurred())
@@ -1032,7 +1037,84 @@ static PyObject *m_detach(TransportObject *t, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------- the shell's hot methods
+ *
+ * asyncio code calls transport.write(data), transport.is_closing() and the like on the
+ * shell (streams: two such calls per request). Bound methods of the C object stored in
+ * the shell's instance dict shadow the class's methods, and CPython 3.11 cannot
+ * specialise a LOAD_METHOD whose name the instance dict holds: every such call took the
+ * generic lookup (_PyObject_GetMethod was 3.5% of a streams server's CPU at 1000
+ * connections, 0.6% on uvloop, whose transport is a C type). So the shell's class gets
+ * these as method descriptors of its own (TransportIO._bind_shell), which the
+ * interpreter specialises like any method; each finds the C half in the class's `_io`
+ * slot, at a fixed offset, without a lookup. */
+static Py_ssize_t shell_io_offset;
+
+static TransportObject *io_of(PyObject *shell)
+{
+    PyObject *io = shell_io_offset > 0 ? *(PyObject **)((char *)shell + shell_io_offset) : NULL;
+    if (!io || !Py_IS_TYPE(io, &Vigil_TransportType)) {
+        PyErr_SetString(PyExc_RuntimeError, "the transport is not initialised");
+        return NULL;
+    }
+    return (TransportObject *)io;
+}
+
+#define SHELL_NOARGS(name, impl)                                                                                       \
+    static PyObject *name(PyObject *self, PyObject *unused)                                                            \
+    {                                                                                                                  \
+        TransportObject *t = io_of(self);                                                                              \
+        return t ? impl(t, NULL) : NULL;                                                                               \
+    }
+SHELL_NOARGS(s_get_write_buffer_size, m_get_write_buffer_size)
+SHELL_NOARGS(s_is_reading, m_is_reading)
+SHELL_NOARGS(s_is_closing, m_is_closing)
+SHELL_NOARGS(s_pause_reading, m_pause_reading)
+SHELL_NOARGS(s_resume_reading, m_resume_reading)
+
+static PyObject *s_write(PyObject *self, PyObject *data)
+{
+    TransportObject *t = io_of(self);
+    return t ? tio_write(t, data) : NULL;
+}
+
+static PyMethodDef shell_methods[] = {
+    {"write", s_write, METH_O, "Write bytes: sent at once, buffered only if the socket is full."},
+    {"get_write_buffer_size", s_get_write_buffer_size, METH_NOARGS, "Bytes queued or in flight."},
+    {"is_reading", s_is_reading, METH_NOARGS, "True while the transport receives."},
+    {"is_closing", s_is_closing, METH_NOARGS, "True once closing or closed."},
+    {"pause_reading", s_pause_reading, METH_NOARGS, "Stop delivering data until resume_reading()."},
+    {"resume_reading", s_resume_reading, METH_NOARGS, "Deliver data again."},
+    {NULL},
+};
+
+/* TransportIO._bind_shell(cls): cls must have an `_io` slot (__slots__); its hot
+ * methods become the descriptors above. One shell class per process (subclasses share
+ * its slot offset). */
+static PyObject *m_bind_shell(PyObject *unused, PyObject *cls)
+{
+    if (!PyType_Check(cls))
+        return PyErr_Format(PyExc_TypeError, "_bind_shell: a class, not '%.200s'", Py_TYPE(cls)->tp_name);
+    PyObject *slot = PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, "_io"); /* borrowed */
+    if (!slot || !Py_IS_TYPE(slot, &PyMemberDescr_Type) ||
+        ((PyMemberDescrObject *)slot)->d_member->type != T_OBJECT_EX)
+        return PyErr_Format(PyExc_TypeError, "_bind_shell: %R has no _io slot", cls);
+    Py_ssize_t off = ((PyMemberDescrObject *)slot)->d_member->offset;
+    if (shell_io_offset && shell_io_offset != off)
+        return PyErr_Format(PyExc_RuntimeError, "_bind_shell: another shell class is bound");
+    shell_io_offset = off;
+    for (PyMethodDef *d = shell_methods; d->ml_name; d++) {
+        PyObject *descr = PyDescr_NewMethod((PyTypeObject *)cls, d);
+        int r = descr ? PyObject_SetAttrString(cls, d->ml_name, descr) : -1;
+        Py_XDECREF(descr);
+        if (r < 0)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef tio_methods[] = {
+    {"_bind_shell", (PyCFunction)m_bind_shell, METH_O | METH_STATIC, NULL},
     {"write", (PyCFunction)tio_write, METH_O, "Write bytes: sent at once, buffered only if the socket is full."},
     {"get_write_buffer_size", (PyCFunction)m_get_write_buffer_size, METH_NOARGS, NULL},
     {"is_reading", (PyCFunction)m_is_reading, METH_NOARGS, NULL},

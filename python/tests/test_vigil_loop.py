@@ -394,6 +394,60 @@ def test_pause_reading_stops_data_received(loop):
     loop.run_until_complete(main())
 
 
+def test_transport_hot_methods_are_the_class_s(loop):
+    """write, is_closing, ... are C methods of the shell's class reading its _io slot (so
+    the interpreter specialises the calls): they work through a subclass and on a
+    connection's transport, and a shell whose C half was never made raises instead of
+    crashing."""
+    from vigil._loop import SocketTransport
+
+    class Sub(SocketTransport):
+        pass
+
+    for cls in (SocketTransport, Sub):
+        bare = cls.__new__(cls)
+        for name in ("write", "is_closing", "get_write_buffer_size", "is_reading", "pause_reading",
+                     "resume_reading"):
+            args = (b"x",) if name == "write" else ()
+            with pytest.raises(RuntimeError, match="not initialised"):
+                getattr(bare, name)(*args)
+    with pytest.raises(TypeError):
+        SocketTransport.write(object(), b"x")
+
+    got = []
+
+    class Cli(asyncio.Protocol):
+        def data_received(self, data):
+            got.append(data)
+
+    class Echo(asyncio.Protocol):
+        def connection_made(self, tr):
+            self.tr = tr
+
+        def data_received(self, data):
+            self.tr.write(data)
+
+    srv, port = _pair_servers(loop, Echo)
+
+    async def main():
+        tr, _ = await loop.create_connection(Cli, "127.0.0.1", port)
+        assert "write" not in vars(tr) and not tr.is_closing() and tr.is_reading()
+        tr.write(b"ping")
+        with pytest.raises(TypeError):
+            tr.write("text")
+        for _ in range(200):
+            if b"".join(got) == b"ping":
+                break
+            await asyncio.sleep(0.01)
+        assert b"".join(got) == b"ping" and tr.get_write_buffer_size() == 0
+        tr.close()
+        assert tr.is_closing()
+        srv.close()
+        await srv.wait_closed()
+
+    loop.run_until_complete(main())
+
+
 def test_streams_echo_large(loop):
     async def handle(r, w):
         while data := await r.read(65536):

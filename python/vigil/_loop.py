@@ -833,6 +833,10 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
     in self._io (vigil._core.TransportIO); this shell gives it asyncio's class
     hierarchy and does the rare work (errors, connection_lost, flow-control calls)."""
 
+    # _io in a slot: the hot methods (write, is_closing, ...) are C method descriptors
+    # of this class that read it at a fixed offset (TransportIO._bind_shell, below the class)
+    __slots__ = ("_io", "__dict__", "__weakref__")
+
     _start_tls_compatible = True
     _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
 
@@ -845,13 +849,6 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
         base_events._set_nodelay(sock)
         io = self._io = _core.TransportIO(loop, sock, self, protocol,
                                           isinstance(protocol, protocols.BufferedProtocol))
-        # The hot calls go straight to C.
-        self.write = io.write
-        self.get_write_buffer_size = io.get_write_buffer_size
-        self.is_closing = io.is_closing
-        self.is_reading = io.is_reading
-        self.pause_reading = io.pause_reading
-        self.resume_reading = io.resume_reading
         io._set_limits(self._high_water, self._low_water)
         if server is not None:
             if sys.version_info >= (3, 13):
@@ -907,7 +904,7 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
         self._io._force_close(exc)
 
     def __del__(self, _warn=warnings.warn):
-        if self._sock is not None:
+        if getattr(self, "_sock", None) is not None:  # None too if __init__ never ran
             _warn(f"unclosed transport {self!r}", ResourceWarning, source=self)
             self._io._detach()
             self._sock.close()
@@ -974,6 +971,9 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
     def _reset_empty_waiter(self):
         self._empty_waiter = None
         self._io._set_empty_waiter(False)
+
+
+_core.TransportIO._bind_shell(SocketTransport)
 
 
 class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransport):
