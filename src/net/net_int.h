@@ -140,19 +140,22 @@ static inline vigil_net_req *vigil__nreq_pub(struct vigil__nreq *r)
     return (vigil_net_req *)(void *)r;
 }
 
-/* The receive-buffer pool: count buffers of size bytes in one mapping. On io_uring the
- * free buffers sit in a provided-buffer ring (group 0) the kernel takes them from; on
- * epoll and poll in a stack. */
+/* The receive-buffer pool: count buffers of size bytes in one mapping. Free buffers
+ * sit in a stack (the most recently returned on top); on io_uring up to `window` of
+ * them are in a provided-buffer ring (group 0) the kernel takes them from, and the
+ * stack refills it (uring.c). */
 struct vigil__npool {
     char *mem;
     uint32_t size, count;
     vigil_buf *bufs;               /* the descriptors lent to the program */
     uint32_t *link;                /* stash links (id + 1) */
-    uint32_t *stack;               /* ready.c: free ids */
+    uint32_t *stack;               /* free ids not in the ring */
     uint32_t nfree;
     uint32_t lent;                 /* buffers the program holds */
     void *br;                      /* uring.c: struct io_uring_buf_ring */
     size_t br_bytes;
+    uint32_t in_ring, window;      /* uring.c: buffers in the ring, and at most */
+    uint32_t takes;                /* uring.c: receives since the window last changed */
 };
 
 struct vigil__net_engine;

@@ -37,6 +37,8 @@ static struct vigil__nreq *of_op(struct vigil__ring_op *op)
 /* ---------------------------------------------------------- multishot rx */
 
 static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags);
+static void ring_taken(struct vigil__npool *p);
+static bool ring_widen(struct vigil__npool *p);
 
 static void rx_arm(vigil_loop *loop, struct vigil__sock *s)
 {
@@ -111,11 +113,16 @@ static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res
             vigil__net_accepted(loop, n, s, res);
     } else {
         uint32_t id = (flags & IORING_CQE_F_BUFFER) ? flags >> IORING_CQE_BUFFER_SHIFT : UINT32_MAX;
+        if (id != UINT32_MAX)
+            ring_taken(&n->pool);
         if (closing) {
             if (id != UINT32_MAX)
                 n->eng->buf_put(loop, n, id);
         } else if (res == -ENOBUFS) {
-            vigil__net_starve(n, s); /* armed again when a buffer comes back */
+            /* The ring ran dry: a wider window when free buffers wait in the stack (the
+             * receive is armed again below), else armed again when one comes back. */
+            if (!ring_widen(&n->pool))
+                vigil__net_starve(n, s);
         } else if (res == -ECANCELED && ours) {
             /* our own cancel (the stream stopped, maybe started again since) */
         } else if (s->rx_kind == VIGIL__RX_RECVMSG && res >= 0 && id != UINT32_MAX) {
@@ -296,13 +303,62 @@ static unsigned u_close(vigil_loop *loop, struct vigil__net *n, struct vigil__so
 
 /* -------------------------------------------------------------- the pool */
 
+/* The kernel takes buffers from the ring in order, so a ring holding every free buffer
+ * makes a busy server cycle through the whole pool: each receive lands in the buffer
+ * used longest ago, out of the caches (4096 x 4 KiB is 16 MiB; the kernel's copy into
+ * it was 7-8% of the echo server's CPU at 1000 connections x 4 KiB, 3.4% with a
+ * 64-buffer window). So the ring holds only a window of the free buffers; the others
+ * wait in the stack, the most recently returned (still cached) on top, and refill the
+ * ring as the kernel takes from it: a buffer is used again about a window of receives
+ * after it came back. The window starts at 64 (the pool, if smaller), doubles, up to
+ * the pool, whenever a turn's receives empty the ring (-ENOBUFS), and halves again
+ * after a long stretch without (a burst, such as 1000 connections' first messages
+ * arriving at once, does not widen it for good); 64 sufficed for 1000 echo
+ * connections here. Only with the stack empty too (every buffer lent or in the ring) does a
+ * socket wait for a buffer to come back (vigil__net_starve). */
+#define RING_WINDOW_MIN 64
+
+static void ring_push(struct vigil__npool *p, uint32_t id)
+{
+    struct io_uring_buf_ring *br = p->br;
+    io_uring_buf_ring_add(br, p->mem + (size_t)id * p->size, p->size, (unsigned short)id,
+                          io_uring_buf_ring_mask(p->count), 0);
+    io_uring_buf_ring_advance(br, 1);
+    p->in_ring++;
+}
+
+/* A completion carried a buffer out of the ring: the stack's top takes its place (while
+ * the ring is below the window). 256 windows' worth of receives without running dry
+ * halve the window (the buffers beyond it leave the ring as they are used). */
+static void ring_taken(struct vigil__npool *p)
+{
+    p->in_ring--;
+    if (++p->takes >= 256 * p->window && p->window > RING_WINDOW_MIN) {
+        p->window /= 2;
+        p->takes = 0;
+    }
+    if (p->nfree && p->in_ring < p->window)
+        ring_push(p, p->stack[--p->nfree]);
+}
+
+/* -ENOBUFS: double the window and fill it; false when no free buffer was left to add. */
+static bool ring_widen(struct vigil__npool *p)
+{
+    p->takes = 0;
+    p->window = p->window > p->count / 2 ? p->count : 2 * p->window;
+    while (p->in_ring < p->window && p->nfree)
+        ring_push(p, p->stack[--p->nfree]);
+    return p->in_ring > 0;
+}
+
 static void u_buf_put(vigil_loop *loop, struct vigil__net *n, uint32_t id)
 {
     (void)loop;
-    struct io_uring_buf_ring *br = n->pool.br;
-    io_uring_buf_ring_add(br, n->pool.mem + (size_t)id * n->pool.size, n->pool.size, (unsigned short)id,
-                          io_uring_buf_ring_mask(n->pool.count), 0);
-    io_uring_buf_ring_advance(br, 1);
+    struct vigil__npool *p = &n->pool;
+    if (p->in_ring < p->window)
+        ring_push(p, id);
+    else
+        p->stack[p->nfree++] = id;
 }
 
 static int u_setup(vigil_loop *loop, struct vigil__net *n)
@@ -324,23 +380,22 @@ static int u_setup(vigil_loop *loop, struct vigil__net *n)
     p->br = br;
     p->br_bytes = bytes;
 #ifdef MADV_HUGEPAGE
-    /* The kernel takes buffers from this ring in order, so a busy server cycles through
-     * the whole pool: every receive lands in a buffer last used thousands of receives
-     * ago, a TLB miss with 4 KiB pages for the kernel's copy and another for the
-     * program's read. Huge pages (THP "madvise" or "always") make the pool a handful of
-     * TLB entries. net-echo at 1000 x 4 KiB, 14 alternated pairs of 0.5-0.6 s: server
-     * CPU per request 0.89-0.90x without the advice (median of the paired ratios).
+    /* Receives spread over the pool (a wide window, buffers held long): a TLB miss
+     * with 4 KiB pages for the kernel's copy and another for the program's read. Huge
+     * pages (THP "madvise" or "always") make the pool a handful of TLB entries.
+     * net-echo at 1000 x 4 KiB, when the whole pool was in the ring, 14 alternated
+     * pairs of 0.5-0.6 s: server CPU per request 0.89-0.90x without the advice.
      * Advice only: refused or unavailable, nothing changes. (On epoll and poll the free
      * buffers are a stack, the hot few are reused, and the pool stays in small pages.) */
     size_t pool_bytes = (size_t)p->size * p->count;
     if (pool_bytes >= ((size_t)2 << 20))
         (void)madvise(p->mem, pool_bytes, MADV_HUGEPAGE);
 #endif
-    for (uint32_t i = 0; i < p->count; i++)
-        io_uring_buf_ring_add(br, p->mem + (size_t)i * p->size, p->size, (unsigned short)i,
-                              io_uring_buf_ring_mask(p->count), (int)i);
-    io_uring_buf_ring_advance(br, (int)p->count);
-    p->nfree = 0; /* the kernel holds the free buffers */
+    /* The first window; the stack (pool.c) has the lowest ids on top: they fill it. */
+    p->window = p->count < RING_WINDOW_MIN ? p->count : RING_WINDOW_MIN;
+    p->in_ring = 0;
+    while (p->in_ring < p->window)
+        ring_push(p, p->stack[--p->nfree]);
     return 0;
 }
 
