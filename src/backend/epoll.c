@@ -95,12 +95,22 @@ static void apply(vigil_loop *loop, struct epoll_state *state, int fd)
         slot->reset = 0;
         return;
     }
-    if (km == 0 || slot->reset) {
+    if (km == 0) {
         /* Afresh: the number may name a new file. EEXIST means it is the same file,
          * still registered: update it (mask and generation). */
         r = ctl(state->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
         if (r == -EEXIST)
             r = ctl(state->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
+        km = want;
+    } else if (slot->reset) {
+        /* Watched again after a stop, still registered (kept lazily): most often the
+         * same file, so MOD first (a watcher stopped and started per request, as
+         * asyncio's sock_recv does, then costs one call, not ADD's EEXIST and a MOD).
+         * epoll keys a registration by file and number, so MOD reaches only the file
+         * the number names now; ENOENT means a new file: ADD it. */
+        r = ctl(state->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
+        if (r == -ENOENT)
+            r = ctl(state->epfd, EPOLL_CTL_ADD, fd, want, tag(fd, slot->gen));
         km = want;
     } else if (want & ~km) {
         r = ctl(state->epfd, EPOLL_CTL_MOD, fd, want, tag(fd, slot->gen));
