@@ -314,8 +314,8 @@ static unsigned u_close(vigil_loop *loop, struct vigil__net *n, struct vigil__so
  * the pool, whenever a turn's receives empty the ring (-ENOBUFS), and halves again
  * after a long stretch without (a burst, such as 1000 connections' first messages
  * arriving at once, does not widen it for good); 64 sufficed for 1000 echo
- * connections here. Only with the stack empty too (every buffer lent or in the ring) does a
- * socket wait for a buffer to come back (vigil__net_starve). */
+ * connections here. Only with the stack empty too (every buffer lent or in the ring)
+ * does a socket wait for a buffer to come back (vigil__net_starve). */
 #define RING_WINDOW_MIN 64
 
 static void ring_push(struct vigil__npool *p, uint32_t id)
