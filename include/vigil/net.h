@@ -116,7 +116,9 @@ struct vigil_net_options {
 
 VIGIL_EXPORT void vigil_net_options_init(struct vigil_net_options *opt);
 /* Sets up the loop's sockets: the receive-buffer pool (and, on io_uring, registers it as
- * a provided-buffer ring). Optional: the first vigil_sock_open sets up the defaults.
+ * a provided-buffer ring; the ring holds a window of the free buffers, the most recently
+ * returned, widened when a turn's receives empty it, so a large pool costs address
+ * space, not cache). Optional: the first vigil_sock_open sets up the defaults.
  * -EBUSY if already set up, -EINVAL for bad options, -ENOMEM. */
 VIGIL_EXPORT int vigil_net_setup(vigil_loop *loop, const struct vigil_net_options *opt);
 
