@@ -327,9 +327,16 @@ static void ring_push(struct vigil__npool *p, uint32_t id)
     p->in_ring++;
 }
 
-/* A completion carried a buffer out of the ring: the stack's top takes its place (while
- * the ring is below the window). 256 windows' worth of receives without running dry
- * halve the window (the buffers beyond it leave the ring as they are used). */
+/* Tops the ring up to the window from the stack's top (the most recently returned). */
+static void ring_fill(struct vigil__npool *p)
+{
+    while (p->in_ring < p->window && p->nfree)
+        ring_push(p, p->stack[--p->nfree]);
+}
+
+/* A completion carried a buffer out of the ring: the stack's top takes its place. 256
+ * windows' worth of receives without running dry halve the window (the buffers beyond
+ * it leave the ring as they are used). */
 static void ring_taken(struct vigil__npool *p)
 {
     p->in_ring--;
@@ -337,8 +344,7 @@ static void ring_taken(struct vigil__npool *p)
         p->window /= 2;
         p->takes = 0;
     }
-    if (p->nfree && p->in_ring < p->window)
-        ring_push(p, p->stack[--p->nfree]);
+    ring_fill(p);
 }
 
 /* -ENOBUFS: double the window and fill it; false when no free buffer was left to add. */
@@ -346,8 +352,7 @@ static bool ring_widen(struct vigil__npool *p)
 {
     p->takes = 0;
     p->window = p->window > p->count / 2 ? p->count : 2 * p->window;
-    while (p->in_ring < p->window && p->nfree)
-        ring_push(p, p->stack[--p->nfree]);
+    ring_fill(p);
     return p->in_ring > 0;
 }
 
@@ -394,8 +399,7 @@ static int u_setup(vigil_loop *loop, struct vigil__net *n)
     /* The first window; the stack (pool.c) has the lowest ids on top: they fill it. */
     p->window = p->count < RING_WINDOW_MIN ? p->count : RING_WINDOW_MIN;
     p->in_ring = 0;
-    while (p->in_ring < p->window)
-        ring_push(p, p->stack[--p->nfree]);
+    ring_fill(p);
     return 0;
 }
 

@@ -159,6 +159,29 @@ static inline void nt_run_for(vigil_loop *loop, int ms)
     NT_RUN_UNTIL(loop, done, ms + 5000);
 }
 
+/* A peer's writing: writes total bytes of the pattern from offset 0 to fd, in write()s
+ * of at most piece bytes (short writes continued). Returns 0, or 2 if a write failed. */
+static inline int nt_write_pattern(int fd, uint64_t total, size_t piece)
+{
+    unsigned char b[65536];
+    if (piece > sizeof b)
+        piece = sizeof b;
+    for (uint64_t off = 0; off < total;) {
+        size_t len = total - off < piece ? (size_t)(total - off) : piece;
+        nt_fill(b, len, off);
+        for (size_t w = 0; w < len;) {
+            ssize_t k = write(fd, b + w, len - w);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                return 2;
+            w += (size_t)k;
+        }
+        off += len;
+    }
+    return 0;
+}
+
 /* A peer's reading: reads fd to end of stream in chunks of at most chunk bytes,
  * checking every byte against the pattern from offset 0; sleeps pause_us every 16
  * reads. Returns 0 when exactly want bytes came, else a nonzero code (printed). */

@@ -51,16 +51,7 @@ static void on_data(vigil_loop *l, vigil_sock *sk, ssize_t n, vigil_buf *b)
 static int peer_fd;
 static int peer(void)
 {
-    static unsigned char out[TOTAL];
-    nt_fill(out, TOTAL, 0);
-    for (size_t off = 0; off < TOTAL;) { /* pieces of 1000 bytes */
-        size_t len = TOTAL - off < 1000 ? TOTAL - off : 1000;
-        ssize_t k = write(peer_fd, out + off, len);
-        if (k <= 0)
-            return 2;
-        off += (size_t)k;
-    }
-    return 0;
+    return nt_write_pattern(peer_fd, TOTAL, 1000); /* pieces of 1000 bytes */
 }
 
 int main(void)

@@ -62,17 +62,7 @@ static size_t total(void)
 static int peer_fd;
 static int peer(void)
 {
-    static unsigned char b[65536];
-    for (size_t off = 0; off < STREAM; off += sizeof b) {
-        nt_fill(b, sizeof b, off);
-        for (size_t w = 0; w < sizeof b;) {
-            ssize_t k = write(peer_fd, b + w, sizeof b - w);
-            if (k <= 0)
-                return 2;
-            w += (size_t)k;
-        }
-    }
-    return 0;
+    return nt_write_pattern(peer_fd, STREAM, 65536);
 }
 
 int main(void)
