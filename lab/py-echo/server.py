@@ -27,7 +27,9 @@ class Echo(asyncio.Protocol):
         self.t.write(data)
 
 
-async def on_stream(reader, writer):
+async def on_stream(reader, writer, tasks):
+    me = asyncio.current_task()
+    tasks.add(me)  # so shutdown can cancel and await it (else: "Task was destroyed")
     try:
         while True:
             data = await reader.read(65536)
@@ -37,7 +39,9 @@ async def on_stream(reader, writer):
             await writer.drain()
     except ConnectionError:
         pass
-    writer.close()
+    finally:
+        tasks.discard(me)
+        writer.close()
 
 
 async def sock_conn(loop, conn):
@@ -49,7 +53,8 @@ async def sock_conn(loop, conn):
             await loop.sock_sendall(conn, data)
     except ConnectionError:
         pass
-    conn.close()
+    finally:
+        conn.close()
 
 
 async def main(way, port):
@@ -61,7 +66,8 @@ async def main(way, port):
     if way == "protocol":
         srv = await loop.create_server(Echo, "127.0.0.1", port, backlog=4096, reuse_address=True)
     elif way == "streams":
-        srv = await asyncio.start_server(on_stream, "127.0.0.1", port, backlog=4096, reuse_address=True)
+        srv = await asyncio.start_server(lambda r, w: on_stream(r, w, tasks), "127.0.0.1", port, backlog=4096,
+                                         reuse_address=True)
     else:
         lsock = socket.socket()
         lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -85,9 +91,13 @@ async def main(way, port):
         srv.close()
     else:
         acc.cancel()
+        tasks.add(acc)
         lsock.close()
+    # Every connection's task ends here, cancelled and awaited: none is left pending
+    # when the loop closes.
     for t in list(tasks):
         t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def loop_factory(name):
