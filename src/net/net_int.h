@@ -42,6 +42,7 @@
 #define VIGIL__S_WBLOCK 0x2000u    /* ready.c: the send queue's head waits for writability */
 #define VIGIL__S_RX_CANCEL 0x4000u /* uring: the multishot op is being cancelled */
 #define VIGIL__S_NOFD_TOLD 0x8000u /* -EMFILE/-ENFILE reported; again only after an accept */
+#define VIGIL__S_RECV_HELD 0x10000u /* uring: an own-buffer receive waits for the multishot op to end */
 
 enum { VIGIL__NK_SEND = 1, VIGIL__NK_SENDV, VIGIL__NK_SENDZC, VIGIL__NK_SENDTO, VIGIL__NK_RECV, VIGIL__NK_CONNECT };
 enum { VIGIL__RX_ACCEPT = 1, VIGIL__RX_RECV, VIGIL__RX_RECVMSG };
@@ -235,6 +236,13 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
 void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, int fd);
 /* The pool ran dry under s: it waits for a buffer to come back. */
 void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s);
+/* Buffer id goes back to the pool (not lent: a stashed or unused one); sockets that
+ * waited for a buffer receive again. */
+void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id);
+/* An own-buffer receive r on s (in flight, s->rreq) takes the bytes a stopped stream
+ * kept (older than anything still in the kernel), ending at the completion point;
+ * false when nothing is kept. */
+bool vigil__net_recv_stash(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
 /* A closing socket's last op ended (uring.c). */
 void vigil__net_close_maybe(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s);
 /* Where a send's next bytes are: one iovec or a run of the caller's. */

@@ -155,10 +155,17 @@ void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
     struct vigil__net *n = loop ? vigil__net_of(loop) : NULL;
     if (!n || !buf || buf->private_id >= n->pool.count || buf != &n->pool.bufs[buf->private_id])
         return;
+    if (!buf->data)
+        return; /* put already (data is NULL from the put to the next lending) */
     buf->data = NULL;
     buf->len = 0;
     n->pool.lent--;
-    n->eng->buf_put(loop, n, buf->private_id);
+    vigil__net_buf_back(loop, n, buf->private_id);
+}
+
+void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
+{
+    n->eng->buf_put(loop, n, id);
     /* Sockets that waited for a buffer receive again. */
     while (n->starved) {
         struct vigil__sock *s = n->starved;

@@ -260,7 +260,7 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
         if (has_buf && res > 0)
             stash(n, s, id, (uint32_t)res, offset);
         else if (has_buf)
-            n->eng->buf_put(loop, n, id);
+            vigil__net_buf_back(loop, n, id);
         return;
     }
     bool dgram = s->state & VIGIL__S_DGRAM;
@@ -269,7 +269,7 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
         if (res > 0 || dgram)
             b = vigil__net_lend(n, id, res > 0 ? (uint32_t)res : 0, offset);
         else
-            n->eng->buf_put(loop, n, id);
+            vigil__net_buf_back(loop, n, id);
     }
     if ((res < 0 && !(dgram && res == -EMSGSIZE)) || (res == 0 && !dgram))
         stream_off(loop, n, s); /* a datagram too long for a buffer does not stop it */
@@ -277,6 +277,39 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
         s->recvfrom_cb(loop, vigil__sock_pub(s), res, b, from, fromlen);
     else
         s->recv_cb(loop, vigil__sock_pub(s), res, b);
+}
+
+/* Own-buffer receives and the stash: bytes a stopped stream kept are older than
+ * anything still in the kernel, so a receive into the caller's buffer takes them first
+ * (as many as fit; a buffer read in part keeps the rest for the next). Without this the
+ * newer bytes came first, or, once the peer had nothing more to send, the receive
+ * waited for ever beside bytes already received (tests/net/stash_order.c). */
+bool vigil__net_recv_stash(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    if (!s->stash_head)
+        return false;
+    size_t got = 0;
+    while (s->stash_head && got < r->len) {
+        uint32_t id = s->stash_head - 1;
+        vigil_buf *b = &n->pool.bufs[id];
+        size_t k = r->len - got < b->len ? r->len - got : b->len;
+        memcpy((char *)r->buf + got, b->data, k);
+        got += k;
+        if (k < b->len) {
+            b->data += k;
+            b->len -= (uint32_t)k;
+            break;
+        }
+        s->stash_head = n->pool.link[id];
+        if (!s->stash_head)
+            s->stash_tail = 0;
+        s->stash_n--;
+        b->data = NULL;
+        b->len = 0;
+        vigil__net_buf_back(loop, n, id);
+    }
+    vigil__net_defer(loop, n, r, (ssize_t)got);
+    return true;
 }
 
 static void deliver_stash(vigil_loop *loop, struct vigil__deferred *d)
@@ -526,7 +559,8 @@ int vigil_sock_recv(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, void *
     r->result = 0;
     s->rreq = r;
     loop->active++;
-    n->eng->recv(loop, n, s, r);
+    if (!vigil__net_recv_stash(loop, n, s, r))
+        n->eng->recv(loop, n, s, r);
     return 0;
 }
 
@@ -698,7 +732,7 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
     while (s->stash_head) {
         uint32_t id = s->stash_head - 1;
         s->stash_head = n->pool.link[id];
-        n->eng->buf_put(loop, n, id);
+        vigil__net_buf_back(loop, n, id);
     }
     s->stash_tail = s->stash_n = 0;
     /* Sends queued behind the one performed end after it, in order (send_done). */

@@ -37,6 +37,7 @@ static struct vigil__nreq *of_op(struct vigil__ring_op *op)
 /* ---------------------------------------------------------- multishot rx */
 
 static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags);
+static void recv_submit(vigil_loop *loop, struct vigil__sock *s, struct vigil__nreq *r);
 static void ring_taken(struct vigil__npool *p);
 static bool ring_widen(struct vigil__npool *p);
 
@@ -117,7 +118,7 @@ static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res
             ring_taken(&n->pool);
         if (closing) {
             if (id != UINT32_MAX)
-                n->eng->buf_put(loop, n, id);
+                vigil__net_buf_back(loop, n, id);
         } else if (res == -ENOBUFS) {
             /* The ring ran dry: a wider window when free buffers wait in the stack (the
              * receive is armed again below), else armed again when one comes back. */
@@ -129,10 +130,10 @@ static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res
             char *base = n->pool.mem + (size_t)id * n->pool.size;
             struct io_uring_recvmsg_out *o = io_uring_recvmsg_validate(base, res, &s->rx_msg);
             if (!o) {
-                n->eng->buf_put(loop, n, id);
+                vigil__net_buf_back(loop, n, id);
             } else if (o->flags & MSG_TRUNC) { /* cut to the buffer: reported, not delivered */
                 socklen_t nl = o->namelen > s->rx_msg.msg_namelen ? s->rx_msg.msg_namelen : o->namelen;
-                n->eng->buf_put(loop, n, id);
+                vigil__net_buf_back(loop, n, id);
                 vigil__net_deliver(loop, n, s, -EMSGSIZE, UINT32_MAX, 0,
                                    (struct sockaddr *)io_uring_recvmsg_name(o), nl);
             } else {
@@ -147,6 +148,13 @@ static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res
         }
     }
     if (!more) {
+        if (s->state & VIGIL__S_RECV_HELD) {
+            /* The stopped stream's op has ended: what it received is in the stash, and
+             * the own-buffer receive that waited for this takes it first. */
+            s->state &= ~VIGIL__S_RECV_HELD;
+            if (!vigil__net_recv_stash(loop, n, s, s->rreq))
+                recv_submit(loop, s, s->rreq);
+        }
         if (s->state & VIGIL__S_CLOSING)
             vigil__net_close_maybe(loop, n, s);
         else if (s->state & VIGIL__S_OPEN)
@@ -254,17 +262,31 @@ static void single_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t
     vigil__net_single_done(loop, n, r, res);
 }
 
-static void u_recv(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+static void recv_submit(vigil_loop *loop, struct vigil__sock *s, struct vigil__nreq *r)
 {
     struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe) {
-        vigil__net_defer(loop, n, r, -EIO);
+        vigil__net_defer(loop, vigil__net_of(loop), r, -EIO);
         return;
     }
     io_uring_prep_recv(sqe, s->fd, (void *)r->buf, r->len, 0);
     r->op.complete = single_complete;
     vigil__ring_op_prep(loop->ring, sqe, &r->op);
     s->ops++;
+}
+
+/* An own-buffer receive. While the stopped stream's multishot op is still in the kernel
+ * (its cancel on the way), bytes may yet land in pool buffers, older than what this
+ * receive would read: it waits for the op's last completion (VIGIL__S_RECV_HELD), then
+ * takes the stash first (rx_complete). */
+static void u_recv(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    (void)n;
+    if (s->state & VIGIL__S_ARMED_RX) {
+        s->state |= VIGIL__S_RECV_HELD;
+        return;
+    }
+    recv_submit(loop, s, r);
 }
 
 static void u_connect(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
@@ -282,7 +304,11 @@ static void u_connect(vigil_loop *loop, struct vigil__net *n, struct vigil__sock
 
 static void u_cancel(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
 {
-    (void)n, (void)s;
+    if (r == s->rreq && (s->state & VIGIL__S_RECV_HELD)) {
+        s->state &= ~VIGIL__S_RECV_HELD; /* never submitted: it ends now */
+        vigil__net_defer(loop, n, r, -ECANCELED);
+        return;
+    }
     vigil__ring_cancel(loop->ring, &r->op);
 }
 
