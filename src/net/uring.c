@@ -214,16 +214,19 @@ static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t r
     if (flags & IORING_CQE_F_NOTIF) {
         /* SEND_ZC: the kernel let go of the buffer. */
         s->ops--;
+        s->zc_notifs--;
         if (--r->zc_notif == 0 && r->state == VIGIL__NR_IDLE && r->release)
             r->release(loop, vigil__nreq_pub(r), r->result);
         if (s->state & VIGIL__S_CLOSING)
             vigil__net_close_maybe(loop, n, s);
         return;
     }
-    if (flags & IORING_CQE_F_MORE)
+    if (flags & IORING_CQE_F_MORE) {
         r->zc_notif++; /* a notification follows; the op stays counted until then */
-    else
+        s->zc_notifs++;
+    } else {
         s->ops--;
+    }
     if ((res == -EAGAIN || res == -EINTR) && !r->cancel && (s->state & VIGIL__S_OPEN)) {
         u_send(loop, n, s, r); /* again: the kernel had nothing to wait on */
         return;

@@ -1,0 +1,630 @@
+/* libFuzzer harness for the sockets API (<vigil/net.h>): a sequence of operations on
+ * two connected pairs of real kernel sockets, on the backend the input picks, checked
+ * against a model of what the API promises. Whatever the sequence, every request's
+ * callback runs exactly once, no stream callback comes after its stop or close, the
+ * bytes each socket receives are its peer's bytes in order (up to the first send that
+ * did not complete whole, after which the peer's stream is no longer certain), sends
+ * that complete whole complete in the order they were started, no buffer is lost, and
+ * at the end, once every socket shuts down its sending side and reads to end of stream,
+ * everything completes (no hang) and each side has received every byte its peer sent.
+ * Any disagreement aborts (a crash for libFuzzer).
+ *
+ * INPUT FORMAT
+ *   byte 0        configuration: bits 0-1 the backend (0 io_uring, 1 epoll, 2 poll,
+ *                 3 epoll; io_uring refused by the kernel falls back to the default);
+ *                 bit 2 loopback TCP pairs (else AF_UNIX stream socketpairs); bits 3-4
+ *                 the pool (buffers x bytes: 4 x 64, 16 x 64, 8 x 512, 64 x 4096);
+ *                 bit 5 small socket buffers (sends wait for room).
+ *   then 4-byte records [op, a, b, c], at most MAX_OPS, run in order on socket a % 4
+ *   (sockets 0-1 and 2-3 are the pairs), op % 16:
+ *     0, 1  send, slot b % 4, length 1 + (b >> 2 | c << 6) % SEND_MAX
+ *     2     vectored send (up to 3 pieces), slot and length as 0
+ *     3     zero-copy send, slot and length as 0
+ *     4     start the receive stream (c & 1: the program keeps each buffer it gets
+ *           until an op 7 or the end, else gives it back at once)
+ *     5     stop the receive stream
+ *     6     receive into the program's buffer, 1 + (b | c << 8) % 4096 bytes
+ *     7     give back the kept buffer b % 32 (if any)
+ *     8, 9  a turn that never sleeps
+ *     10    a turn that may sleep, at most (b % 8) * 100 us (a timer ends it)
+ *     11    cancel send slot b % 4 (b & 4: the own receive instead)
+ *     12    shutdown(SHUT_WR)
+ *     13    shutdown(SHUT_RD) (c == 0x5a only: rare)
+ *     14    close the socket (c & 1 only, else a turn that never sleeps)
+ *     15    sleep (b % 4) * 50 us: the kernel moves bytes meanwhile
+ *   Calls the model says must fail are made too, and must fail as documented (a send
+ *   on a busy request -EBUSY, after SHUT_WR -EPIPE, a second close -EBADF...).
+ *
+ * Built two ways, as the mq harness: with clang's libFuzzer (fuzz/CMakeLists.txt,
+ * VIGIL_FUZZ; scripts/fuzz.sh) and with net_driver.c, a random driver ctest runs under
+ * gcc's ASan/UBSan on every backend.
+ */
+#include "vigil/net.h"
+#include "vigil.h"
+#ifdef NET_FUZZ_DEBUG
+#include "net/net_int.h"
+#endif
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSOCK 4
+#define NSEND 4
+#define NKEEP 32
+#define SEND_MAX 6000
+#define MAX_OPS 160
+#define DRAIN_MS 3000
+
+unsigned long net_fuzz_inputs, net_fuzz_calls, net_fuzz_bytes, net_fuzz_refused, net_fuzz_cancelled, net_fuzz_backend[4];
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "net_fuzz: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    abort();
+}
+
+/* Socket i's outgoing stream, byte at offset off: no short period. */
+static inline uint8_t pat(int i, uint64_t off)
+{
+    uint64_t x = (off + 1 + (uint64_t)i * 0x100000001ull) * 0x9E3779B97F4A7C15ull;
+    return (uint8_t)((x >> 56) ^ (off >> 13));
+}
+
+struct fsend {
+    vigil_net_req req;
+    bool busy;      /* started, its callback not run */
+    bool zc_wait;   /* zero-copy: release not run yet */
+    uint64_t off, len, seq;
+    struct iovec iov[3];
+    uint8_t data[SEND_MAX];
+};
+
+struct fsock {
+    vigil_sock s;
+    int i;
+    bool opened, closing, closed, streaming, keep, shut_wr, shut_rd, eof, err, peer_gone;
+    uint64_t out_off;  /* the next send's offset in this socket's outgoing stream */
+    uint64_t taint;    /* the first outgoing offset not certain to arrive (UINT64_MAX: none) */
+    uint64_t in_off;   /* bytes received */
+    uint64_t seq, ok_seq;
+    struct fsend send[NSEND];
+    vigil_net_req own;
+    bool own_busy;
+    uint8_t own_buf[4096];
+};
+
+static struct fsock socks[NSOCK];
+static vigil_buf *kept[NKEEP];
+static bool draining;
+static vigil_loop *loop;
+
+static struct fsock *of(vigil_sock *s) { return (struct fsock *)s->data; }
+static struct fsock *peer(struct fsock *f) { return &socks[f->i ^ 1]; }
+
+static void taint(struct fsock *f, uint64_t off)
+{
+    if (off < f->taint)
+        f->taint = off;
+}
+
+static void received(struct fsock *f, const uint8_t *p, size_t n)
+{
+    struct fsock *q = peer(f);
+    if (f->eof)
+        fail("socket %d: %zu bytes after end of stream", f->i, n);
+    if (f->in_off + n > q->out_off)
+        fail("socket %d: received %llu bytes, its peer sent at most %llu", f->i,
+             (unsigned long long)(f->in_off + n), (unsigned long long)q->out_off);
+    for (size_t k = 0; k < n && f->in_off + k < q->taint; k++)
+        if (p[k] != pat(q->i, f->in_off + k))
+            fail("socket %d: byte at offset %llu is not its peer's", f->i, (unsigned long long)(f->in_off + k));
+    f->in_off += n;
+    net_fuzz_bytes += n;
+}
+
+static void ended(struct fsock *f, ssize_t res, const char *how)
+{
+    if (res == 0)
+        f->eof = true;
+    else if (res == -ECANCELED)
+        fail("socket %d: %s ended with -ECANCELED", f->i, how);
+    else
+        f->err = true;
+}
+
+static void on_data(vigil_loop *l, vigil_sock *s, ssize_t res, vigil_buf *buf)
+{
+    struct fsock *f = of(s);
+    if (!f->streaming || f->closing)
+        fail("socket %d: a stream callback (res %zd) after its stop or close", f->i, res);
+    if (res > 0) {
+        if (!buf || buf->len != (uint32_t)res)
+            fail("socket %d: buffer and res disagree", f->i);
+        received(f, (const uint8_t *)buf->data, (size_t)res);
+        if (f->keep && !draining) {
+            for (int k = 0; k < NKEEP; k++)
+                if (!kept[k]) {
+                    kept[k] = buf;
+                    return;
+                }
+        }
+        vigil_buf_put(l, buf);
+        return;
+    }
+    if (buf)
+        fail("socket %d: a buffer with res %zd", f->i, res);
+    f->streaming = false; /* after 0 or an error the stream has stopped */
+    ended(f, res, "the stream");
+}
+
+static void on_own(vigil_loop *l, vigil_net_req *r, ssize_t res)
+{
+    (void)l;
+    struct fsock *f = of(r->sock);
+    if (!f->own_busy)
+        fail("socket %d: own receive callback twice", f->i);
+    f->own_busy = false;
+    if (r->result != res)
+        fail("socket %d: req->result %zd, res %zd", f->i, r->result, res);
+    if (res > 0) {
+        if ((size_t)res > sizeof f->own_buf)
+            fail("socket %d: own receive of %zd bytes", f->i, res);
+        received(f, f->own_buf, (size_t)res);
+    } else if (res == -ECANCELED)
+        net_fuzz_cancelled++;
+    else
+        ended(f, res, "an own receive");
+}
+
+static struct fsend *slot_of(vigil_net_req *r, struct fsock **fp)
+{
+    struct fsock *f = of(r->sock);
+    *fp = f;
+    return (struct fsend *)((char *)r - offsetof(struct fsend, req));
+}
+
+static void on_sent(vigil_loop *l, vigil_net_req *r, ssize_t res)
+{
+    (void)l;
+    struct fsock *f;
+    struct fsend *x = slot_of(r, &f);
+    if (!x->busy)
+        fail("socket %d: send callback twice", f->i);
+    x->busy = false;
+    if (res == (ssize_t)x->len) {
+        if (x->seq < f->ok_seq)
+            fail("socket %d: send %llu completed after send %llu", f->i, (unsigned long long)x->seq,
+                 (unsigned long long)f->ok_seq);
+        f->ok_seq = x->seq;
+        return;
+    }
+    if (res >= 0)
+        fail("socket %d: a send of %llu bytes completed with %zd", f->i, (unsigned long long)x->len, res);
+    if (res == -ECANCELED)
+        net_fuzz_cancelled++;
+    taint(f, x->off); /* not all of it, maybe some of it, went out */
+}
+
+static void on_release(vigil_loop *l, vigil_net_req *r, ssize_t res)
+{
+    (void)l, (void)res;
+    struct fsock *f;
+    struct fsend *x = slot_of(r, &f);
+    if (x->busy)
+        fail("socket %d: zero-copy release before the send's callback", f->i);
+    if (!x->zc_wait)
+        fail("socket %d: zero-copy release twice", f->i);
+    x->zc_wait = false;
+}
+
+static void on_closed(vigil_loop *l, vigil_sock *s)
+{
+    (void)l;
+    struct fsock *f = of(s);
+    if (!f->closing || f->closed)
+        fail("socket %d: close callback unasked or twice", f->i);
+    if (f->own_busy)
+        fail("socket %d: closed with its own receive in flight", f->i);
+    for (int k = 0; k < NSEND; k++)
+        if (f->send[k].busy)
+            fail("socket %d: closed with send slot %d in flight", f->i, k);
+    f->closed = true;
+}
+
+static void expect(int got, int want, const char *what, struct fsock *f)
+{
+    net_fuzz_calls++;
+    if (got != want)
+        fail("socket %d: %s returned %d, expected %d", f->i, what, got, want);
+    if (got < 0)
+        net_fuzz_refused++;
+}
+
+/* ------------------------------------------------------------------ the ops */
+
+static void op_send(struct fsock *f, int kind, uint8_t b, uint8_t c)
+{
+    struct fsend *x = &f->send[b % NSEND];
+    size_t len = 1 + (size_t)((b >> 2) | (c << 6)) % SEND_MAX;
+    int r;
+    if (x->busy || x->zc_wait) {
+        r = vigil_sock_send(loop, &f->s, &x->req, x->data, len, on_sent);
+        expect(r, -EBUSY, "send on a busy request", f);
+        return;
+    }
+    for (size_t k = 0; k < len; k++)
+        x->data[k] = pat(f->i, f->out_off + k);
+    x->req.data = NULL;
+    if (kind == 1) {
+        size_t a = len / 3, bb = 2 * len / 3;
+        int cnt = len < 6 ? 1 : 3;
+        x->iov[0] = (struct iovec){x->data, cnt == 1 ? len : a};
+        x->iov[1] = (struct iovec){x->data + a, bb - a};
+        x->iov[2] = (struct iovec){x->data + bb, len - bb};
+        r = vigil_sock_sendv(loop, &f->s, &x->req, x->iov, cnt, on_sent);
+    } else if (kind == 2) {
+        r = vigil_sock_send_zc(loop, &f->s, &x->req, x->data, len, on_sent, on_release);
+    } else {
+        r = vigil_sock_send(loop, &f->s, &x->req, x->data, len, on_sent);
+    }
+    if (f->closing) {
+        if (r == 0)
+            fail("socket %d: a send on a closed socket was taken", f->i);
+        net_fuzz_calls++;
+        return;
+    }
+    expect(r, f->shut_wr ? -EPIPE : 0, "send", f);
+    if (r == 0) {
+        x->busy = true;
+        x->zc_wait = kind == 2;
+        x->off = f->out_off;
+        x->len = len;
+        x->seq = ++f->seq;
+        f->out_off += len;
+    }
+}
+
+static void op_recv_start(struct fsock *f, uint8_t c)
+{
+    int r = vigil_sock_recv_start(loop, &f->s, on_data);
+    if (f->closing) {
+        if (r == 0)
+            fail("socket %d: recv_start on a closed socket succeeded", f->i);
+        net_fuzz_calls++;
+        return;
+    }
+    expect(r, (f->streaming || f->own_busy) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv_start", f);
+    if (r == 0) {
+        f->streaming = true;
+        f->keep = c & 1;
+    }
+}
+
+static void op_recv_stop(struct fsock *f)
+{
+    int r = vigil_sock_recv_stop(loop, &f->s);
+    if (f->opened && !f->closing)
+        expect(r, 0, "recv_stop", f);
+    f->streaming = false;
+}
+
+static void op_own(struct fsock *f, uint8_t b, uint8_t c)
+{
+    size_t len = 1 + (size_t)(b | (c << 8)) % sizeof f->own_buf;
+    int r = vigil_sock_recv(loop, &f->s, &f->own, f->own_buf, len, on_own);
+    if (f->closing && !f->own_busy) {
+        if (r == 0)
+            fail("socket %d: a receive on a closed socket was taken", f->i);
+        net_fuzz_calls++;
+        return;
+    }
+    expect(r, (f->own_busy || f->streaming) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv", f);
+    if (r == 0)
+        f->own_busy = true;
+}
+
+static void op_cancel(struct fsock *f, uint8_t b)
+{
+    vigil_net_req *req;
+    bool busy;
+    if (b & 4) {
+        req = &f->own;
+        busy = f->own_busy;
+    } else {
+        req = &f->send[b % NSEND].req;
+        busy = f->send[b % NSEND].busy;
+    }
+    if (busy && !(b & 4))
+        taint(f, f->send[b % NSEND].off); /* it may end cut short; later sends then go out
+                                             before its callback runs (epoll: at once) */
+    int r = vigil_net_cancel(loop, req);
+    if (busy ? r != 0 : (r != -ENOENT && r != -EINVAL))
+        fail("socket %d: cancel of a %s request returned %d", f->i, busy ? "busy" : "idle", r);
+    net_fuzz_calls++;
+}
+
+static void op_close(struct fsock *f)
+{
+    for (int k = 0; k < NSEND; k++)
+        if (f->send[k].busy && !f->closing)
+            taint(f, f->send[k].off);
+    int r = vigil_sock_close(loop, &f->s, on_closed);
+    expect(r, (f->opened && !f->closing) ? 0 : -EBADF, "close", f);
+    if (r == 0) {
+        f->closing = true;
+        f->streaming = false;
+        peer(f)->peer_gone = true;
+    }
+}
+
+static void op_shutdown(struct fsock *f, int how)
+{
+    int r = vigil_sock_shutdown(loop, &f->s, how);
+    if (!f->opened || f->closing) {
+        if (r == 0)
+            fail("socket %d: shutdown of a closed socket succeeded", f->i);
+        net_fuzz_calls++;
+        return;
+    }
+    /* The connection gone (the peer closed, a reset): the kernel's -ENOTCONN; vigil
+     * refuses later sends (receives) all the same. */
+    expect(r, r == -ENOTCONN && (f->peer_gone || f->err || f->eof) ? r : 0, "shutdown", f);
+    if (how == SHUT_WR)
+        f->shut_wr = true;
+    else {
+        f->shut_rd = true;
+        f->streaming = false;
+        peer(f)->peer_gone = true; /* what it sends may never be read */
+    }
+}
+
+static void tick(vigil_loop *l, vigil_timer *t)
+{
+    (void)l, (void)t;
+}
+
+static void turn(int64_t max_ns)
+{
+    if (max_ns <= 0) {
+        if (vigil_loop_run(loop, VIGIL_RUN_NOWAIT) < 0)
+            fail("a turn failed");
+        return;
+    }
+    vigil_timer t = {0};
+    if (vigil_timer_start(loop, &t, CLOCK_MONOTONIC, max_ns, 0, 0, tick) != 0)
+        fail("timer_start");
+    if (vigil_loop_run(loop, VIGIL_RUN_ONCE) < 0)
+        fail("a turn failed");
+    vigil_timer_stop(loop, &t);
+}
+
+static void put_kept(void)
+{
+    for (int k = 0; k < NKEEP; k++)
+        if (kept[k]) {
+            vigil_buf_put(loop, kept[k]);
+            kept[k] = NULL;
+        }
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static void pair_of(int tcp, int small, int fds[2])
+{
+    if (!tcp) {
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
+            fail("socketpair: %s", strerror(errno));
+    } else {
+        int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET};
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t sl = sizeof sa;
+        if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(l, 1) < 0 ||
+            getsockname(l, (struct sockaddr *)&sa, &sl) < 0)
+            fail("listener: %s", strerror(errno));
+        fds[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fds[0] < 0 || connect(fds[0], (struct sockaddr *)&sa, sizeof sa) < 0)
+            fail("connect: %s", strerror(errno));
+        fds[1] = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+        if (fds[1] < 0)
+            fail("accept: %s", strerror(errno));
+        close(l);
+        int one = 1;
+        setsockopt(fds[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        setsockopt(fds[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    if (small) {
+        int sz = 4096;
+        for (int k = 0; k < 2; k++) {
+            setsockopt(fds[k], SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
+            setsockopt(fds[k], SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+        }
+    }
+}
+
+static const struct {
+    uint32_t count, size;
+} pools[4] = {{4, 64}, {16, 64}, {8, 512}, {64, 4096}};
+
+static bool settled(void)
+{
+    for (int i = 0; i < NSOCK; i++) {
+        struct fsock *f = &socks[i];
+        if (f->own_busy)
+            return false;
+        for (int k = 0; k < NSEND; k++)
+            if (f->send[k].busy || f->send[k].zc_wait)
+                return false;
+        if (f->closing ? !f->closed : !(f->eof || f->err))
+            return false;
+    }
+    return true;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    uint8_t cfg = data[0];
+    static const int backends[4] = {VIGIL_BACKEND_URING, VIGIL_BACKEND_EPOLL, VIGIL_BACKEND_POLL, VIGIL_BACKEND_EPOLL};
+    struct vigil_loop_options lo;
+    vigil_loop_options_init(&lo);
+    lo.backend = backends[cfg & 3];
+    lo.timer_slack_ns = -1;
+    if (vigil_loop_new(&loop, &lo) < 0) {
+        lo.backend = VIGIL_BACKEND_AUTO; /* refused here (seccomp, sysctl): the default */
+        if (vigil_loop_new(&loop, &lo) < 0)
+            fail("vigil_loop_new");
+    }
+    const char *bk = vigil_loop_backend(loop);
+    net_fuzz_backend[bk[0] == 'u' ? 0 : bk[0] == 'e' ? 1 : 2]++;
+    net_fuzz_inputs++;
+    struct vigil_net_options no;
+    vigil_net_options_init(&no);
+    no.buf_count = pools[(cfg >> 3) & 3].count;
+    no.buf_size = pools[(cfg >> 3) & 3].size;
+    if (vigil_net_setup(loop, &no) != 0)
+        fail("vigil_net_setup");
+    memset(socks, 0, sizeof socks);
+    memset(kept, 0, sizeof kept);
+    draining = false;
+    for (int p = 0; p < NSOCK / 2; p++) {
+        int fds[2];
+        pair_of(cfg & 4, cfg & 32, fds);
+        for (int k = 0; k < 2; k++) {
+            struct fsock *f = &socks[2 * p + k];
+            f->i = 2 * p + k;
+            f->taint = UINT64_MAX;
+            f->s.data = f;
+            if (vigil_sock_open(loop, &f->s, fds[k]) != 0)
+                fail("vigil_sock_open");
+            f->s.data = f; /* open keeps data; set again in case */
+            f->opened = true;
+        }
+    }
+
+    size_t nops = (size - 1) / 4;
+    if (nops > MAX_OPS)
+        nops = MAX_OPS;
+    for (size_t k = 0; k < nops; k++) {
+        const uint8_t *r = data + 1 + 4 * k;
+        struct fsock *f = &socks[r[1] % NSOCK];
+        uint8_t b = r[2], c = r[3];
+        switch (r[0] % 16) {
+        case 0:
+        case 1: op_send(f, 0, b, c); break;
+        case 2: op_send(f, 1, b, c); break;
+        case 3: op_send(f, 2, b, c); break;
+        case 4: op_recv_start(f, c); break;
+        case 5: op_recv_stop(f); break;
+        case 6: op_own(f, b, c); break;
+        case 7:
+            if (kept[b % NKEEP]) {
+                vigil_buf_put(loop, kept[b % NKEEP]);
+                kept[b % NKEEP] = NULL;
+            }
+            break;
+        case 8:
+        case 9: turn(0); break;
+        case 10: turn((int64_t)(b % 8) * 100000); break;
+        case 11: op_cancel(f, b); break;
+        case 12: op_shutdown(f, SHUT_WR); break;
+        case 13:
+            if (c == 0x5a)
+                op_shutdown(f, SHUT_RD);
+            break;
+        case 14:
+            if (c & 1)
+                op_close(f);
+            else
+                turn(0);
+            break;
+        default: usleep((useconds_t)(b % 4) * 50); break;
+        }
+    }
+
+    /* The end: every buffer back, every socket that will not read closed, every other
+     * one shuts its sending side and reads to end of stream. All of it must finish. */
+    draining = true;
+    put_kept();
+    for (int i = 0; i < NSOCK; i++)
+        if (socks[i].shut_rd && !socks[i].closing)
+            op_close(&socks[i]);
+    for (int i = 0; i < NSOCK; i++)
+        if (!socks[i].closing && !socks[i].shut_wr)
+            op_shutdown(&socks[i], SHUT_WR);
+    int64_t end = now_ms() + DRAIN_MS;
+    while (!settled()) {
+        for (int i = 0; i < NSOCK; i++) {
+            struct fsock *f = &socks[i];
+            if (!f->closing && !f->streaming && !f->own_busy && !f->eof && !f->err)
+                op_recv_start(f, 0);
+        }
+        turn(10 * 1000000);
+        if (now_ms() > end) {
+            for (int i = 0; i < NSOCK; i++) {
+                struct fsock *f = &socks[i];
+                fprintf(stderr, "socket %d: closing %d closed %d streaming %d eof %d err %d own %d in %llu out %llu\n",
+                        i, f->closing, f->closed, f->streaming, f->eof, f->err, f->own_busy,
+                        (unsigned long long)f->in_off, (unsigned long long)f->out_off);
+#ifdef NET_FUZZ_DEBUG
+                struct vigil__sock *vs = vigil__sock(&f->s);
+                fprintf(stderr, "  vigil: state %#x ops %u rreq %p (state %d cancel %d) sq_head %p stash %u\n", vs->state,
+                        (unsigned)vs->ops, (void *)vs->rreq, vs->rreq ? (int)vs->rreq->state : -1,
+                        vs->rreq ? (int)vs->rreq->cancel : -1, (void *)vs->sq_head, vs->stash_n);
+#endif
+                for (int k = 0; k < NSEND; k++)
+                    if (f->send[k].busy || f->send[k].zc_wait)
+                        fprintf(stderr, "  send slot %d busy %d zc %d len %llu result %zd\n", k, f->send[k].busy,
+                                f->send[k].zc_wait, (unsigned long long)f->send[k].len, f->send[k].req.result);
+            }
+            fail("not settled after %d ms: a request, a stream or a close never ended", DRAIN_MS);
+        }
+    }
+    /* Every byte of a stream whose sends all completed whole reached a peer that kept
+     * reading to its end. */
+    for (int i = 0; i < NSOCK; i++) {
+        struct fsock *f = &socks[i], *q = peer(f);
+        if (!f->closing && !f->peer_gone && !f->err && q->taint == UINT64_MAX && f->in_off != q->out_off)
+            fail("socket %d received %llu bytes, its peer sent %llu", i, (unsigned long long)f->in_off,
+                 (unsigned long long)q->out_off);
+    }
+    for (int i = 0; i < NSOCK; i++)
+        if (!socks[i].closing)
+            op_close(&socks[i]);
+    end = now_ms() + DRAIN_MS;
+    while (!settled()) {
+        turn(10 * 1000000);
+        if (now_ms() > end)
+            fail("a close never finished");
+    }
+    if (vigil_net_bufs_lent(loop) != 0)
+        fail("%u buffers still lent after every one was given back", vigil_net_bufs_lent(loop));
+    if (vigil_loop_free(loop) != 0)
+        fail("vigil_loop_free");
+    loop = NULL;
+    return 0;
+}
