@@ -153,13 +153,15 @@ VIGIL_EXPORT int vigil_sock_recv_start(vigil_loop *loop, vigil_sock *s, vigil_re
 /* The same for datagrams, with the sender's address (multishot recvmsg on io_uring). */
 VIGIL_EXPORT int vigil_sock_recvfrom_start(vigil_loop *loop, vigil_sock *s, vigil_recvfrom_cb cb);
 VIGIL_EXPORT int vigil_sock_recv_stop(vigil_loop *loop, vigil_sock *s);
-/* Gives a buffer back to the pool (a NULL buf is ignored). */
+/* Gives a buffer back to the pool (a NULL buf, or one given back already, is ignored). */
 VIGIL_EXPORT void vigil_buf_put(vigil_loop *loop, vigil_buf *buf);
 /* Buffers lent to the program now (for tests and leak checks). */
 VIGIL_EXPORT unsigned vigil_net_bufs_lent(vigil_loop *loop);
 
 /* One receive into the caller's buffer: cb gets the byte count (> 0), 0 at end of
- * stream, or a negative errno. -EBUSY while a receive stream runs, -EINVAL for len 0. */
+ * stream, or a negative errno. Bytes a stopped receive stream had already received come
+ * first, as they would at the stream's next start. -EBUSY while a receive stream runs,
+ * -EINVAL for len 0. */
 VIGIL_EXPORT int vigil_sock_recv(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, void *buf, size_t len,
                                  vigil_net_cb cb);
 
@@ -194,8 +196,9 @@ VIGIL_EXPORT int vigil_sock_shutdown(vigil_loop *loop, vigil_sock *s, int how);
 
 /* Closes s: stops accepting and receiving, completes every request in flight (its
  * callback runs with -ECANCELED, or its result if it finished first), closes the fd,
- * then runs cb (may be NULL). Buffers the program holds stay valid until it puts them
- * back. -EBADF if s is not open (a second close). */
+ * then runs cb (may be NULL). A zero-copy send's release may come after the fd closed
+ * (the kernel lets go of the pages then), always before cb. Buffers the program holds
+ * stay valid until it puts them back. -EBADF if s is not open (a second close). */
 VIGIL_EXPORT int vigil_sock_close(vigil_loop *loop, vigil_sock *s, vigil_sock_close_cb cb);
 
 #ifdef __cplusplus
