@@ -43,6 +43,7 @@
 #define VIGIL__S_RX_CANCEL 0x4000u /* uring: the multishot op is being cancelled */
 #define VIGIL__S_NOFD_TOLD 0x8000u /* -EMFILE/-ENFILE reported; again only after an accept */
 #define VIGIL__S_RECV_HELD 0x10000u /* uring: an own-buffer receive waits for the multishot op to end */
+#define VIGIL__S_DGRAM_SOCK 0x20000u /* the socket keeps message boundaries (not SOCK_STREAM) */
 
 enum { VIGIL__NK_SEND = 1, VIGIL__NK_SENDV, VIGIL__NK_SENDZC, VIGIL__NK_SENDTO, VIGIL__NK_RECV, VIGIL__NK_CONNECT };
 enum { VIGIL__RX_ACCEPT = 1, VIGIL__RX_RECV, VIGIL__RX_RECVMSG };

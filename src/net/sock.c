@@ -45,7 +45,7 @@ int vigil_sock_open(vigil_loop *loop, vigil_sock *ps, int fd)
         s->fd = -1;
         return e;
     }
-    s->state = VIGIL__S_OPEN;
+    s->state = VIGIL__S_OPEN | (type == SOCK_STREAM ? 0 : VIGIL__S_DGRAM_SOCK);
     s->next = n->open;
     if (n->open)
         n->open->prev = s;
@@ -257,8 +257,8 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
     if (!(s->state & VIGIL__S_RECV) || s->stash_head) {
         /* Stopped (or older data still waits): keep the bytes, never drop them. An end
          * of stream or an error seen while stopped is seen again by the next start. */
-        if (has_buf && res > 0)
-            stash(n, s, id, (uint32_t)res, offset);
+        if (has_buf && (res > 0 || (res == 0 && (s->state & VIGIL__S_DGRAM_SOCK))))
+            stash(n, s, id, (uint32_t)res, offset); /* an empty datagram is one too */
         else if (has_buf)
             vigil__net_buf_back(loop, n, id);
         return;
@@ -289,6 +289,22 @@ bool vigil__net_recv_stash(vigil_loop *loop, struct vigil__net *n, struct vigil_
     if (!s->stash_head)
         return false;
     size_t got = 0;
+    if (s->state & VIGIL__S_DGRAM_SOCK) {
+        /* One datagram, cut to the buffer as recv(2) cuts it (the rest is dropped). */
+        uint32_t id = s->stash_head - 1;
+        vigil_buf *b = &n->pool.bufs[id];
+        got = r->len < b->len ? r->len : b->len;
+        memcpy((char *)r->buf, b->data, got);
+        s->stash_head = n->pool.link[id];
+        if (!s->stash_head)
+            s->stash_tail = 0;
+        s->stash_n--;
+        b->data = NULL;
+        b->len = 0;
+        vigil__net_buf_back(loop, n, id);
+        vigil__net_defer(loop, n, r, (ssize_t)got);
+        return true;
+    }
     while (s->stash_head && got < r->len) {
         uint32_t id = s->stash_head - 1;
         vigil_buf *b = &n->pool.bufs[id];
