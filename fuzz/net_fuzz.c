@@ -14,7 +14,12 @@
  *                 3 epoll; io_uring refused by the kernel falls back to the default);
  *                 bit 2 loopback TCP pairs (else AF_UNIX stream socketpairs); bits 3-4
  *                 the pool (buffers x bytes: 4 x 64, 16 x 64, 8 x 512, 64 x 4096);
- *                 bit 5 small socket buffers (sends wait for room).
+ *                 bit 5 small socket buffers (sends wait for room); bit 6 datagram
+ *                 pairs instead (connected UDP: sends are datagrams of up to SEND_MAX
+ *                 bytes numbered in their first 4, op 0 with c & 0x80 a sendto; the
+ *                 stream is a datagram stream; the model checks each datagram's bytes
+ *                 and that they arrive in send order, some maybe lost, never torn or
+ *                 merged; the end closes the sockets once every send completed).
  *   then 4-byte records [op, a, b, c], at most MAX_OPS, run in order on socket a % 4
  *   (sockets 0-1 and 2-3 are the pairs), op % 16:
  *     0, 1  send, slot b % 4, length 1 + (b >> 2 | c << 6) % SEND_MAX
@@ -66,7 +71,8 @@
 #define MAX_OPS 160
 #define DRAIN_MS 3000
 
-unsigned long net_fuzz_inputs, net_fuzz_calls, net_fuzz_bytes, net_fuzz_refused, net_fuzz_cancelled, net_fuzz_backend[4];
+unsigned long net_fuzz_inputs, net_fuzz_calls, net_fuzz_bytes, net_fuzz_refused, net_fuzz_cancelled, net_fuzz_backend[4],
+    net_fuzz_dgrams;
 
 static void fail(const char *fmt, ...)
 {
@@ -103,15 +109,18 @@ struct fsock {
     uint64_t taint;    /* the first outgoing offset not certain to arrive (UINT64_MAX: none) */
     uint64_t in_off;   /* bytes received */
     uint64_t seq, ok_seq;
+    uint32_t dg_last;  /* datagram mode: the number of the last datagram received */
     struct fsend send[NSEND];
     vigil_net_req own;
     bool own_busy;
+    size_t own_len;
     uint8_t own_buf[4096];
 };
 
 static struct fsock socks[NSOCK];
 static vigil_buf *kept[NKEEP];
-static bool draining;
+static bool draining, dgram;
+static struct sockaddr_in addr_of[NSOCK]; /* datagram mode: each socket's own address */
 static vigil_loop *loop;
 
 static struct fsock *of(vigil_sock *s) { return (struct fsock *)s->data; }
@@ -136,6 +145,33 @@ static void received(struct fsock *f, const uint8_t *p, size_t n)
             fail("socket %d: byte at offset %llu is not its peer's", f->i, (unsigned long long)(f->in_off + k));
     f->in_off += n;
     net_fuzz_bytes += n;
+}
+
+/* Datagram mode: datagram number n of socket i is [n as 4 bytes][pat(i, n << 16 | k)...]. */
+static void fill_dgram(uint8_t *p, size_t len, int i, uint32_t n)
+{
+    for (size_t k = 0; k < len; k++)
+        p[k] = k < 4 ? (uint8_t)(n >> (8 * k)) : pat(i, (uint64_t)n << 16 | k);
+}
+
+static void dgram_received(struct fsock *f, const uint8_t *p, size_t n, bool whole)
+{
+    struct fsock *q = peer(f);
+    net_fuzz_bytes += n;
+    if (n < 4) {
+        if (whole)
+            fail("socket %d: a datagram of %zu bytes (every one sent has 4 or more)", f->i, n);
+        return; /* cut to the program's small buffer: nothing to read a number from */
+    }
+    uint32_t num = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    if (num <= f->dg_last || num > q->seq)
+        fail("socket %d: datagram %u after %u (its peer started %llu)", f->i, num, f->dg_last,
+             (unsigned long long)q->seq);
+    for (size_t k = 4; k < n; k++)
+        if (p[k] != pat(q->i, (uint64_t)num << 16 | k))
+            fail("socket %d: datagram %u, byte %zu is not what was sent", f->i, num, k);
+    f->dg_last = num;
+    net_fuzz_dgrams++;
 }
 
 static void ended(struct fsock *f, ssize_t res, const char *how)
@@ -173,6 +209,37 @@ static void on_data(vigil_loop *l, vigil_sock *s, ssize_t res, vigil_buf *buf)
     ended(f, res, "the stream");
 }
 
+static void on_dgram(vigil_loop *l, vigil_sock *s, ssize_t res, vigil_buf *buf, const struct sockaddr *from,
+                     socklen_t fl)
+{
+    (void)from, (void)fl;
+    struct fsock *f = of(s);
+    if (!f->streaming || f->closing)
+        fail("socket %d: a datagram callback (res %zd) after its stop or close", f->i, res);
+    if (res >= 0) {
+        if (!buf || buf->len != (uint32_t)res)
+            fail("socket %d: buffer and res disagree", f->i);
+        dgram_received(f, (const uint8_t *)buf->data, (size_t)res, true);
+        if (f->keep && !draining) {
+            for (int k = 0; k < NKEEP; k++)
+                if (!kept[k]) {
+                    kept[k] = buf;
+                    return;
+                }
+        }
+        vigil_buf_put(l, buf);
+        return;
+    }
+    if (buf)
+        fail("socket %d: a buffer with res %zd", f->i, res);
+    if (res == -EMSGSIZE)
+        return; /* longer than a pool buffer: reported, and the stream goes on */
+    if (res == -ECANCELED)
+        fail("socket %d: the datagram stream ended with -ECANCELED", f->i);
+    f->streaming = false;
+    f->err = true;
+}
+
 static void on_own(vigil_loop *l, vigil_net_req *r, ssize_t res)
 {
     (void)l;
@@ -182,10 +249,16 @@ static void on_own(vigil_loop *l, vigil_net_req *r, ssize_t res)
     f->own_busy = false;
     if (r->result != res)
         fail("socket %d: req->result %zd, res %zd", f->i, r->result, res);
-    if (res > 0) {
+    if (res > 0 || (dgram && res == 0)) {
         if ((size_t)res > sizeof f->own_buf)
             fail("socket %d: own receive of %zd bytes", f->i, res);
-        received(f, f->own_buf, (size_t)res);
+        /* (after SHUT_RD the kernel's recv returns 0, as at end of stream) */
+        if (dgram && (size_t)res < 4 && (size_t)res < f->own_len && !(res == 0 && f->shut_rd))
+            fail("socket %d: a datagram of %zd bytes into %zu (every one sent has 4 or more)", f->i, res, f->own_len);
+        if (dgram)
+            dgram_received(f, f->own_buf, (size_t)res, false);
+        else
+            received(f, f->own_buf, (size_t)res);
     } else if (res == -ECANCELED)
         net_fuzz_cancelled++;
     else
@@ -268,10 +341,20 @@ static void op_send(struct fsock *f, int kind, uint8_t b, uint8_t c)
         expect(r, -EBUSY, "send on a busy request", f);
         return;
     }
-    for (size_t k = 0; k < len; k++)
-        x->data[k] = pat(f->i, f->out_off + k);
+    if (dgram) {
+        if (len < 4)
+            len = 4;
+        fill_dgram(x->data, len, f->i, (uint32_t)(f->seq + 1));
+    } else {
+        for (size_t k = 0; k < len; k++)
+            x->data[k] = pat(f->i, f->out_off + k);
+    }
     x->req.data = NULL;
-    if (kind == 1) {
+    if (dgram && kind == 0 && (c & 0x80)) {
+        struct fsock *q = peer(f);
+        r = vigil_sock_sendto(loop, &f->s, &x->req, x->data, len, (struct sockaddr *)&addr_of[q->i],
+                              sizeof addr_of[q->i], on_sent);
+    } else if (kind == 1) {
         size_t a = len / 3, bb = 2 * len / 3;
         int cnt = len < 6 ? 1 : 3;
         x->iov[0] = (struct iovec){x->data, cnt == 1 ? len : a};
@@ -302,7 +385,7 @@ static void op_send(struct fsock *f, int kind, uint8_t b, uint8_t c)
 
 static void op_recv_start(struct fsock *f, uint8_t c)
 {
-    int r = vigil_sock_recv_start(loop, &f->s, on_data);
+    int r = dgram ? vigil_sock_recvfrom_start(loop, &f->s, on_dgram) : vigil_sock_recv_start(loop, &f->s, on_data);
     if (f->closing) {
         if (r == 0)
             fail("socket %d: recv_start on a closed socket succeeded", f->i);
@@ -335,8 +418,10 @@ static void op_own(struct fsock *f, uint8_t b, uint8_t c)
         return;
     }
     expect(r, (f->own_busy || f->streaming) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv", f);
-    if (r == 0)
+    if (r == 0) {
         f->own_busy = true;
+        f->own_len = len;
+    }
 }
 
 static void op_cancel(struct fsock *f, uint8_t b)
@@ -382,9 +467,10 @@ static void op_shutdown(struct fsock *f, int how)
         net_fuzz_calls++;
         return;
     }
-    /* The connection gone (the peer closed, a reset): the kernel's -ENOTCONN; vigil
-     * refuses later sends (receives) all the same. */
-    expect(r, r == -ENOTCONN && (f->peer_gone || f->err || f->eof) ? r : 0, "shutdown", f);
+    /* The connection gone (the peer closed, a reset, both sides shut for writing): the
+     * kernel's -ENOTCONN; vigil refuses later sends (receives) all the same. */
+    bool gone = dgram || f->peer_gone || f->err || f->eof || (f->shut_wr && peer(f)->shut_wr); /* both FINs: closed */
+    expect(r, r == -ENOTCONN && gone ? r : 0, "shutdown", f);
     if (how == SHUT_WR)
         f->shut_wr = true;
     else {
@@ -425,9 +511,23 @@ static void put_kept(void)
 
 /* ---------------------------------------------------------------- set-up */
 
-static void pair_of(int tcp, int small, int fds[2])
+static void pair_of(int p, int tcp, int small, int fds[2])
 {
-    if (!tcp) {
+    if (dgram) {
+        for (int k = 0; k < 2; k++) {
+            struct sockaddr_in *sa = &addr_of[2 * p + k];
+            *sa = (struct sockaddr_in){.sin_family = AF_INET};
+            sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            socklen_t sl = sizeof *sa;
+            fds[k] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            if (fds[k] < 0 || bind(fds[k], (struct sockaddr *)sa, sizeof *sa) < 0 ||
+                getsockname(fds[k], (struct sockaddr *)sa, &sl) < 0)
+                fail("udp socket: %s", strerror(errno));
+        }
+        for (int k = 0; k < 2; k++)
+            if (connect(fds[k], (struct sockaddr *)&addr_of[2 * p + (k ^ 1)], sizeof addr_of[0]) < 0)
+                fail("udp connect: %s", strerror(errno));
+    } else if (!tcp) {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
             fail("socketpair: %s", strerror(errno));
     } else {
@@ -484,6 +584,66 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static void dump(void)
+{
+    for (int i = 0; i < NSOCK; i++) {
+        struct fsock *f = &socks[i];
+        fprintf(stderr, "socket %d: closing %d closed %d streaming %d eof %d err %d own %d in %llu out %llu\n",
+                i, f->closing, f->closed, f->streaming, f->eof, f->err, f->own_busy,
+                (unsigned long long)f->in_off, (unsigned long long)f->out_off);
+#ifdef NET_FUZZ_DEBUG
+        struct vigil__sock *vs = vigil__sock(&f->s);
+        fprintf(stderr, "  vigil: state %#x ops %u rreq %p (state %d cancel %d) sq_head %p stash %u\n", vs->state,
+                (unsigned)vs->ops, (void *)vs->rreq, vs->rreq ? (int)vs->rreq->state : -1,
+                vs->rreq ? (int)vs->rreq->cancel : -1, (void *)vs->sq_head, vs->stash_n);
+#endif
+        for (int k = 0; k < NSEND; k++)
+            if (f->send[k].busy || f->send[k].zc_wait)
+                fprintf(stderr, "  send slot %d busy %d zc %d len %llu result %zd\n", k, f->send[k].busy,
+                        f->send[k].zc_wait, (unsigned long long)f->send[k].len, f->send[k].req.result);
+    }
+}
+
+static bool sends_busy(void)
+{
+    for (int i = 0; i < NSOCK; i++)
+        for (int k = 0; k < NSEND; k++)
+            if (socks[i].send[k].busy || socks[i].send[k].zc_wait)
+                return true;
+    return false;
+}
+
+static void drain_streams(void)
+{
+    for (int i = 0; i < NSOCK; i++)
+        if (socks[i].shut_rd && !socks[i].closing)
+            op_close(&socks[i]);
+    for (int i = 0; i < NSOCK; i++)
+        if (!socks[i].closing && !socks[i].shut_wr)
+            op_shutdown(&socks[i], SHUT_WR);
+    int64_t end = now_ms() + DRAIN_MS;
+    while (!settled()) {
+        for (int i = 0; i < NSOCK; i++) {
+            struct fsock *f = &socks[i];
+            if (!f->closing && !f->streaming && !f->own_busy && !f->eof && !f->err)
+                op_recv_start(f, 0);
+        }
+        turn(10 * 1000000);
+        if (now_ms() > end) {
+            dump();
+            fail("not settled after %d ms: a request, a stream or a close never ended", DRAIN_MS);
+        }
+    }
+    /* Every byte of a stream whose sends all completed whole reached a peer that kept
+     * reading to its end. */
+    for (int i = 0; i < NSOCK; i++) {
+        struct fsock *f = &socks[i], *q = peer(f);
+        if (!f->closing && !f->peer_gone && !f->err && q->taint == UINT64_MAX && f->in_off != q->out_off)
+            fail("socket %d received %llu bytes, its peer sent %llu", i, (unsigned long long)f->in_off,
+                 (unsigned long long)q->out_off);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -511,9 +671,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(socks, 0, sizeof socks);
     memset(kept, 0, sizeof kept);
     draining = false;
+    dgram = cfg & 64;
     for (int p = 0; p < NSOCK / 2; p++) {
         int fds[2];
-        pair_of(cfg & 4, cfg & 32, fds);
+        pair_of(p, cfg & 4, cfg & 32, fds);
         for (int k = 0; k < 2; k++) {
             struct fsock *f = &socks[2 * p + k];
             f->i = 2 * p + k;
@@ -567,55 +728,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* The end: every buffer back, every socket that will not read closed, every other
-     * one shuts its sending side and reads to end of stream. All of it must finish. */
+     * one shuts its sending side and reads to end of stream. All of it must finish.
+     * Datagrams have no end of stream: there every send must complete while the
+     * sockets read, then the closes below must finish. */
     draining = true;
     put_kept();
-    for (int i = 0; i < NSOCK; i++)
-        if (socks[i].shut_rd && !socks[i].closing)
-            op_close(&socks[i]);
-    for (int i = 0; i < NSOCK; i++)
-        if (!socks[i].closing && !socks[i].shut_wr)
-            op_shutdown(&socks[i], SHUT_WR);
-    int64_t end = now_ms() + DRAIN_MS;
-    while (!settled()) {
-        for (int i = 0; i < NSOCK; i++) {
-            struct fsock *f = &socks[i];
-            if (!f->closing && !f->streaming && !f->own_busy && !f->eof && !f->err)
-                op_recv_start(f, 0);
-        }
-        turn(10 * 1000000);
-        if (now_ms() > end) {
+    if (dgram) {
+        int64_t end = now_ms() + DRAIN_MS;
+        while (sends_busy()) {
             for (int i = 0; i < NSOCK; i++) {
                 struct fsock *f = &socks[i];
-                fprintf(stderr, "socket %d: closing %d closed %d streaming %d eof %d err %d own %d in %llu out %llu\n",
-                        i, f->closing, f->closed, f->streaming, f->eof, f->err, f->own_busy,
-                        (unsigned long long)f->in_off, (unsigned long long)f->out_off);
-#ifdef NET_FUZZ_DEBUG
-                struct vigil__sock *vs = vigil__sock(&f->s);
-                fprintf(stderr, "  vigil: state %#x ops %u rreq %p (state %d cancel %d) sq_head %p stash %u\n", vs->state,
-                        (unsigned)vs->ops, (void *)vs->rreq, vs->rreq ? (int)vs->rreq->state : -1,
-                        vs->rreq ? (int)vs->rreq->cancel : -1, (void *)vs->sq_head, vs->stash_n);
-#endif
-                for (int k = 0; k < NSEND; k++)
-                    if (f->send[k].busy || f->send[k].zc_wait)
-                        fprintf(stderr, "  send slot %d busy %d zc %d len %llu result %zd\n", k, f->send[k].busy,
-                                f->send[k].zc_wait, (unsigned long long)f->send[k].len, f->send[k].req.result);
+                if (!f->closing && !f->streaming && !f->own_busy && !f->shut_rd && !f->err)
+                    op_recv_start(f, 0);
             }
-            fail("not settled after %d ms: a request, a stream or a close never ended", DRAIN_MS);
+            turn(10 * 1000000);
+            if (now_ms() > end) {
+                dump();
+                fail("a datagram send never completed within %d ms", DRAIN_MS);
+            }
         }
-    }
-    /* Every byte of a stream whose sends all completed whole reached a peer that kept
-     * reading to its end. */
-    for (int i = 0; i < NSOCK; i++) {
-        struct fsock *f = &socks[i], *q = peer(f);
-        if (!f->closing && !f->peer_gone && !f->err && q->taint == UINT64_MAX && f->in_off != q->out_off)
-            fail("socket %d received %llu bytes, its peer sent %llu", i, (unsigned long long)f->in_off,
-                 (unsigned long long)q->out_off);
+    } else {
+        drain_streams();
     }
     for (int i = 0; i < NSOCK; i++)
         if (!socks[i].closing)
             op_close(&socks[i]);
-    end = now_ms() + DRAIN_MS;
+    int64_t end = now_ms() + DRAIN_MS;
     while (!settled()) {
         turn(10 * 1000000);
         if (now_ms() > end)
