@@ -71,8 +71,9 @@ typedef void (*vigil_accept_cb)(vigil_loop *loop, vigil_sock *listener, int fd);
  * an error the receive stream has stopped. vigil_sock_close stops a stream as
  * vigil_sock_recv_stop does: no callback after it (no -ECANCELED). */
 typedef void (*vigil_recv_cb)(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *buf);
-/* A datagram: as vigil_recv_cb, with the sender's address (valid during the call). A
- * datagram of 0 bytes arrives as res 0 with a buffer, and does not stop the stream.
+/* A datagram: as vigil_recv_cb, with the sender's address (valid during the call; a
+ * datagram kept while the stream was stopped has it too). A datagram of 0 bytes arrives
+ * as res 0 with a buffer, and does not stop the stream.
  * Datagrams of up to buf_size - 144 bytes arrive whole on every backend (io_uring keeps
  * a header and the address in the buffer); a longer one that does not fit is not
  * delivered cut: it is reported as res -EMSGSIZE, buf NULL, with its sender, and the

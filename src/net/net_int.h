@@ -199,6 +199,9 @@ struct vigil__net_engine {
     /* Close started: nothing may stay armed; 0 when nothing of the socket is left in
      * the kernel (close may finish), else its ends will come. */
     unsigned (*close)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s);
+    /* The sender of a datagram kept in buffer id (stashed while its stream was
+     * stopped), or NULL when the engine does not keep it. May be NULL. */
+    const struct sockaddr *(*dgram_from)(struct vigil__net *n, uint32_t id, socklen_t *len);
 };
 
 extern const struct vigil__net_engine vigil__net_engine_uring;

@@ -340,8 +340,11 @@ static void deliver_stash(vigil_loop *loop, struct vigil__deferred *d)
         s->stash_n--;
         vigil_buf *b = &n->pool.bufs[id];
         n->pool.lent++;
-        if (s->state & VIGIL__S_DGRAM)
-            s->recvfrom_cb(loop, vigil__sock_pub(s), b->len, b, NULL, 0);
+        if (s->state & VIGIL__S_DGRAM) {
+            socklen_t fl = 0;
+            const struct sockaddr *from = n->eng->dgram_from ? n->eng->dgram_from(n, id, &fl) : NULL;
+            s->recvfrom_cb(loop, vigil__sock_pub(s), b->len, b, from, from ? fl : 0);
+        }
         else
             s->recv_cb(loop, vigil__sock_pub(s), b->len, b);
     }

@@ -442,6 +442,17 @@ static void u_fini(vigil_loop *loop, struct vigil__net *n)
     n->pool.br = NULL;
 }
 
+/* A kept datagram's sender: RECVMSG multishot wrote it into the buffer, after the
+ * io_uring_recvmsg_out header and before the payload (rx_arm asked for a whole
+ * sockaddr_storage), and a kept buffer is not written again until it is given back. */
+static const struct sockaddr *u_dgram_from(struct vigil__net *n, uint32_t id, socklen_t *len)
+{
+    const struct io_uring_recvmsg_out *o = (const void *)(n->pool.mem + (size_t)id * n->pool.size);
+    socklen_t max = (socklen_t)sizeof(struct sockaddr_storage);
+    *len = o->namelen > max ? max : o->namelen;
+    return *len ? (const struct sockaddr *)(o + 1) : NULL;
+}
+
 static int u_open(vigil_loop *loop, struct vigil__sock *s)
 {
     (void)loop, (void)s;
@@ -460,6 +471,7 @@ const struct vigil__net_engine vigil__net_engine_uring = {
     .cancel = u_cancel,
     .buf_put = u_buf_put,
     .close = u_close,
+    .dgram_from = u_dgram_from,
 };
 
 #else /* !VIGIL_HAVE_LIBURING: no loop ever runs io_uring */

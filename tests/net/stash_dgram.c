@@ -4,7 +4,9 @@
  * stops it (on io_uring the others are then already received and kept). Then receives
  * into the program's buffer: each must return the next datagram whole and alone (the
  * empty one as 0), in order, then one cut to a 16-byte buffer (as recv(2) cuts it), and
- * a datagram sent afterwards comes after them. Every backend. */
+ * a datagram sent afterwards comes after them. Then three more datagrams, a stream
+ * stopped by its first callback and started again: the kept datagrams come with their
+ * sender's address too (io_uring keeps it in the buffer). Every backend. */
 #include "nt.h"
 
 static const int sizes[] = {10, 20, 0, 30, 40, 50};
@@ -32,6 +34,35 @@ static void on_dgram(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *bu
     fill(want, (int)res, 0);
     CHECK(memcmp(buf->data, want, (size_t)res) == 0);
     vigil_buf_put(loop, buf);
+    CHECK_EQ(vigil_sock_recv_stop(loop, s), 0);
+}
+
+static struct sockaddr_in tx_addr;
+static int again_calls;
+
+static void on_again(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *buf, const struct sockaddr *from,
+                     socklen_t fl)
+{
+    (void)s;
+    CHECK(res > 0 && buf);
+    CHECK(from != NULL);
+    CHECK(fl >= (socklen_t)sizeof(struct sockaddr_in));
+    const struct sockaddr_in *sin = (const struct sockaddr_in *)from;
+    CHECK_EQ(sin->sin_family, AF_INET);
+    CHECK_EQ(sin->sin_port, tx_addr.sin_port);
+    CHECK_EQ(sin->sin_addr.s_addr, tx_addr.sin_addr.s_addr);
+    unsigned char want[64];
+    fill(want, (int)res, 10 + again_calls);
+    CHECK_EQ(res, 11 + again_calls);
+    CHECK(memcmp(buf->data, want, (size_t)res) == 0);
+    again_calls++;
+    vigil_buf_put(loop, buf);
+}
+
+static void on_first(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *buf, const struct sockaddr *from,
+                     socklen_t fl)
+{
+    on_again(loop, s, res, buf, from, fl);
     CHECK_EQ(vigil_sock_recv_stop(loop, s), 0);
 }
 
@@ -101,6 +132,19 @@ int main(void)
     unsigned char exp[64];
     fill(exp, LATE_SIZE, NDG);
     CHECK(memcmp(own_buf, exp, LATE_SIZE) == 0);
+
+    socklen_t tl = sizeof tx_addr;
+    CHECK_SYS(getsockname(tx, (struct sockaddr *)&tx_addr, &tl));
+    for (int k = 0; k < 3; k++) {
+        fill(out, 11 + k, 10 + k);
+        CHECK_EQ(send(tx, out, (size_t)(11 + k), 0), 11 + k);
+    }
+    usleep(5000);
+    CHECK_EQ(vigil_sock_recvfrom_start(loop, &s, on_first), 0);
+    NT_RUN_UNTIL(loop, again_calls == 1, 3000);
+    CHECK_EQ(vigil_sock_recvfrom_start(loop, &s, on_again), 0);
+    NT_RUN_UNTIL(loop, again_calls == 3, 3000);
+    CHECK_EQ(vigil_sock_recv_stop(loop, &s), 0);
 
     CHECK_EQ(vigil_sock_close(loop, &s, NULL), 0);
     nt_run_for(loop, 5);
