@@ -7,13 +7,13 @@
  * places, for a fixed number of rounds (or VIGIL_FUZZ_ROUNDS). Runs under ASan/UBSan
  * in make test; any crash, sanitizer report, model disagreement or abort is the
  * failure. */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+
+#include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern unsigned long mq_fuzz_ok, mq_fuzz_badmsg, mq_fuzz_other, mq_fuzz_unattached, mq_fuzz_checked;
@@ -44,51 +44,15 @@ static unsigned pick_op(uint8_t x)
 
 static long replayed;
 
-static void replay_file(const char *path)
+static void run_one(uint8_t *in, size_t n)
 {
-    static uint8_t buf[1 << 16];
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, n);
-    replayed++;
-}
-
-static void replay(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) < 0) {
-        perror(path);
-        exit(1);
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        replay_file(path);
-        return;
-    }
-    DIR *d = opendir(path);
-    if (!d) {
-        perror(path);
-        exit(1);
-    }
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || !strncmp(e->d_name, "README", 6))
-            continue;
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-        replay(p);
-    }
-    closedir(d);
+    LLVMFuzzerTestOneInput(in, n);
 }
 
 int main(int argc, char **argv)
 {
     for (int a = 1; a < argc; a++)
-        replay(argv[a]);
+        replayed += fuzz_replay(argv[a], run_one, 0);
     if (argc > 1)
         printf("%ld kept inputs replayed\n", replayed);
     const char *e = getenv("VIGIL_FUZZ_ROUNDS");

@@ -7,13 +7,13 @@
  * sends, receives and turns, for VIGIL_FUZZ_ROUNDS inputs (default 2000) or 60 s. Under
  * ASan/UBSan in make test; a crash, a sanitizer report or a model disagreement (abort)
  * is the failure. */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+
+#include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern unsigned long net_fuzz_inputs, net_fuzz_calls, net_fuzz_bytes, net_fuzz_refused, net_fuzz_cancelled,
@@ -50,38 +50,6 @@ static void run(uint8_t *in, size_t n)
 
 static long replayed;
 
-static void replay(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) < 0)
-        return; /* a kept directory may not exist yet */
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        if (!d)
-            return;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (e->d_name[0] == '.' || !strncmp(e->d_name, "README", 6))
-                continue;
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-            replay(p);
-        }
-        closedir(d);
-        return;
-    }
-    static uint8_t buf[1 << 16];
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    run(buf, n);
-    replayed++;
-}
-
 /* Operation codes (net_fuzz.c's numbering) weighted: sends, receives and turns most. */
 static uint8_t pick_op(uint64_t x)
 {
@@ -106,13 +74,13 @@ int main(int argc, char **argv)
         backend_bits = 2;
     if (argc > 1) {
         for (int a = 1; a < argc; a++)
-            replay(argv[a]);
+            replayed += fuzz_replay(argv[a], run, 0);
     } else {
 #ifdef NET_FUZZ_KEPT
         char kept[8192];
         snprintf(kept, sizeof kept, "%s", NET_FUZZ_KEPT);
         for (char *save = NULL, *p = strtok_r(kept, ":", &save); p; p = strtok_r(NULL, ":", &save))
-            replay(p);
+            replayed += fuzz_replay(p, run, 1);
 #endif
     }
     printf("%ld kept inputs replayed\n", replayed);

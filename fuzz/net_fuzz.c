@@ -184,23 +184,34 @@ static void ended(struct fsock *f, ssize_t res, const char *how)
         f->err = true;
 }
 
+/* A stream callback's buffer: it must hold res bytes. */
+static const uint8_t *bytes_of(struct fsock *f, ssize_t res, const vigil_buf *buf)
+{
+    if (!buf || buf->len != (uint32_t)res)
+        fail("socket %d: buffer and res disagree", f->i);
+    return (const uint8_t *)buf->data;
+}
+
+/* Kept (the program holds it until an op 7 or the end) or given back at once. */
+static void keep_or_put(vigil_loop *l, struct fsock *f, vigil_buf *buf)
+{
+    if (f->keep && !draining)
+        for (int k = 0; k < NKEEP; k++)
+            if (!kept[k]) {
+                kept[k] = buf;
+                return;
+            }
+    vigil_buf_put(l, buf);
+}
+
 static void on_data(vigil_loop *l, vigil_sock *s, ssize_t res, vigil_buf *buf)
 {
     struct fsock *f = of(s);
     if (!f->streaming || f->closing)
         fail("socket %d: a stream callback (res %zd) after its stop or close", f->i, res);
     if (res > 0) {
-        if (!buf || buf->len != (uint32_t)res)
-            fail("socket %d: buffer and res disagree", f->i);
-        received(f, (const uint8_t *)buf->data, (size_t)res);
-        if (f->keep && !draining) {
-            for (int k = 0; k < NKEEP; k++)
-                if (!kept[k]) {
-                    kept[k] = buf;
-                    return;
-                }
-        }
-        vigil_buf_put(l, buf);
+        received(f, bytes_of(f, res, buf), (size_t)res);
+        keep_or_put(l, f, buf);
         return;
     }
     if (buf)
@@ -217,17 +228,8 @@ static void on_dgram(vigil_loop *l, vigil_sock *s, ssize_t res, vigil_buf *buf, 
     if (!f->streaming || f->closing)
         fail("socket %d: a datagram callback (res %zd) after its stop or close", f->i, res);
     if (res >= 0) {
-        if (!buf || buf->len != (uint32_t)res)
-            fail("socket %d: buffer and res disagree", f->i);
-        dgram_received(f, (const uint8_t *)buf->data, (size_t)res, true);
-        if (f->keep && !draining) {
-            for (int k = 0; k < NKEEP; k++)
-                if (!kept[k]) {
-                    kept[k] = buf;
-                    return;
-                }
-        }
-        vigil_buf_put(l, buf);
+        dgram_received(f, bytes_of(f, res, buf), (size_t)res, true);
+        keep_or_put(l, f, buf);
         return;
     }
     if (buf)

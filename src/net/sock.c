@@ -250,6 +250,17 @@ static void stash(struct vigil__net *n, struct vigil__sock *s, uint32_t id, uint
     s->stash_n++;
 }
 
+/* Takes the oldest kept buffer off s's stash; returns its id. */
+static uint32_t stash_pop(struct vigil__net *n, struct vigil__sock *s)
+{
+    uint32_t id = s->stash_head - 1;
+    s->stash_head = n->pool.link[id];
+    if (!s->stash_head)
+        s->stash_tail = 0;
+    s->stash_n--;
+    return id;
+}
+
 void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t res, uint32_t id,
                         uint32_t offset, const struct sockaddr *from, socklen_t fromlen)
 {
@@ -288,41 +299,24 @@ bool vigil__net_recv_stash(vigil_loop *loop, struct vigil__net *n, struct vigil_
 {
     if (!s->stash_head)
         return false;
+    bool dgram = s->state & VIGIL__S_DGRAM_SOCK;
     size_t got = 0;
-    if (s->state & VIGIL__S_DGRAM_SOCK) {
-        /* One datagram, cut to the buffer as recv(2) cuts it (the rest is dropped). */
-        uint32_t id = s->stash_head - 1;
-        vigil_buf *b = &n->pool.bufs[id];
-        got = r->len < b->len ? r->len : b->len;
-        memcpy((char *)r->buf, b->data, got);
-        s->stash_head = n->pool.link[id];
-        if (!s->stash_head)
-            s->stash_tail = 0;
-        s->stash_n--;
-        b->data = NULL;
-        b->len = 0;
-        vigil__net_buf_back(loop, n, id);
-        vigil__net_defer(loop, n, r, (ssize_t)got);
-        return true;
-    }
     while (s->stash_head && got < r->len) {
-        uint32_t id = s->stash_head - 1;
-        vigil_buf *b = &n->pool.bufs[id];
+        vigil_buf *b = &n->pool.bufs[s->stash_head - 1];
         size_t k = r->len - got < b->len ? r->len - got : b->len;
         memcpy((char *)r->buf + got, b->data, k);
         got += k;
-        if (k < b->len) {
+        if (k < b->len && !dgram) {
             b->data += k;
             b->len -= (uint32_t)k;
             break;
         }
-        s->stash_head = n->pool.link[id];
-        if (!s->stash_head)
-            s->stash_tail = 0;
-        s->stash_n--;
+        uint32_t id = stash_pop(n, s);
         b->data = NULL;
         b->len = 0;
         vigil__net_buf_back(loop, n, id);
+        if (dgram)
+            break; /* one datagram, cut to the buffer as recv(2) cuts it (the rest dropped) */
     }
     vigil__net_defer(loop, n, r, (ssize_t)got);
     return true;
@@ -333,11 +327,7 @@ static void deliver_stash(vigil_loop *loop, struct vigil__deferred *d)
     struct vigil__sock *s = (struct vigil__sock *)((char *)d - offsetof(struct vigil__sock, later));
     struct vigil__net *n = net(loop);
     while (s->stash_head && (s->state & VIGIL__S_RECV)) {
-        uint32_t id = s->stash_head - 1;
-        s->stash_head = n->pool.link[id];
-        if (!s->stash_head)
-            s->stash_tail = 0;
-        s->stash_n--;
+        uint32_t id = stash_pop(n, s);
         vigil_buf *b = &n->pool.bufs[id];
         n->pool.lent++;
         if (s->state & VIGIL__S_DGRAM) {
@@ -756,12 +746,8 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
                VIGIL__S_SHUT_WR | VIGIL__S_SHUT_RD; /* the engine's own flags stay: it ends what they hold */
     loop->active++; /* until close_cb */
     /* Stashed bytes nobody will read go back to the pool. */
-    while (s->stash_head) {
-        uint32_t id = s->stash_head - 1;
-        s->stash_head = n->pool.link[id];
-        vigil__net_buf_back(loop, n, id);
-    }
-    s->stash_tail = s->stash_n = 0;
+    while (s->stash_head)
+        vigil__net_buf_back(loop, n, stash_pop(n, s));
     /* Sends queued behind the one performed end after it, in order (send_done). */
     /* The rest is in the engine: it cancels what it holds. */
     n->eng->close(loop, n, s);
