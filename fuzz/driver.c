@@ -13,33 +13,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "rand.h"
 #include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern unsigned long mq_fuzz_ok, mq_fuzz_badmsg, mq_fuzz_other, mq_fuzz_unattached, mq_fuzz_checked;
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* Operation kinds (mq_fuzz.c's numbering) weighted: mostly sends and receives; deaths,
  * which each cost a recovery (a walk of every priority), and full checks now and then. */
 static unsigned pick_op(uint8_t x)
 {
     static const uint8_t weight[14] = {12, 2, 12, 2, 4, 1, 3, 1, 1, 1, 3, 2, 1, 2};
-    unsigned total = 0, k = 0;
-    for (unsigned i = 0; i < 14; i++)
-        total += weight[i];
-    unsigned v = x % total;
-    while (v >= weight[k])
-        v -= weight[k++];
-    return k;
+    return fuzz_pick(weight, 14, x);
 }
 
 static long replayed;
@@ -58,21 +43,20 @@ int main(int argc, char **argv)
     const char *e = getenv("VIGIL_FUZZ_ROUNDS");
     long rounds = e ? atol(e) : 30000;
     const char *seed = getenv("VIGIL_FUZZ_SEED"); /* other seeds by hand; ctest uses the fixed one */
-    if (seed && atoll(seed))
-        rng = (uint64_t)atoll(seed);
+    fuzz_rng = seed && atoll(seed) ? (uint64_t)atoll(seed) : 0x9e3779b97f4a7c15ULL;
     uint8_t in[1 + 8 * 64];
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long i = 0;
     for (; i < rounds; i++) {
-        size_t n = 1 + next() % 64;
+        size_t n = 1 + fuzz_rand() % 64;
         /* Half sound (no scribble), half with 1..3 scribbles, the first of them
          * before the first operation half of the time. */
-        uint64_t shape = next();
+        uint64_t shape = fuzz_rand();
         size_t scribbles = (shape & 1) ? 1 + (shape >> 1) % 3 : 0;
         in[0] = (uint8_t)(shape >> 8);
         for (size_t k = 0; k < n; k++) {
-            uint64_t v = next();
+            uint64_t v = fuzz_rand();
             uint8_t *r = in + 1 + k * 8;
             for (int b = 0; b < 8; b++)
                 r[b] = (uint8_t)(v >> (b * 8));
@@ -86,7 +70,7 @@ int main(int argc, char **argv)
                 r[2] &= 3;
         }
         for (size_t s = 0; s < scribbles; s++) {
-            size_t k = (s == 0 && (shape & 0x10000)) ? 0 : next() % n;
+            size_t k = (s == 0 && (shape & 0x10000)) ? 0 : fuzz_rand() % n;
             in[1 + k * 8] &= 0x7f;
         }
         LLVMFuzzerTestOneInput(in, 1 + n * 8);

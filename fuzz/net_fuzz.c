@@ -46,6 +46,7 @@
  */
 #include "vigil/net.h"
 #include "vigil.h"
+#include "net_loop.h"
 #ifdef NET_FUZZ_DEBUG
 #include "net/net_int.h"
 #endif
@@ -651,18 +652,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     uint8_t cfg = data[0];
-    static const int backends[4] = {VIGIL_BACKEND_URING, VIGIL_BACKEND_EPOLL, VIGIL_BACKEND_POLL, VIGIL_BACKEND_EPOLL};
-    struct vigil_loop_options lo;
-    vigil_loop_options_init(&lo);
-    lo.backend = backends[cfg & 3];
-    lo.timer_slack_ns = -1;
-    if (vigil_loop_new(&loop, &lo) < 0) {
-        lo.backend = VIGIL_BACKEND_AUTO; /* refused here (seccomp, sysctl): the default */
-        if (vigil_loop_new(&loop, &lo) < 0)
-            fail("vigil_loop_new");
-    }
-    const char *bk = vigil_loop_backend(loop);
-    net_fuzz_backend[bk[0] == 'u' ? 0 : bk[0] == 'e' ? 1 : 2]++;
+    if (!(loop = fuzz_net_loop(cfg, net_fuzz_backend)))
+        fail("vigil_loop_new");
     net_fuzz_inputs++;
     struct vigil_net_options no;
     vigil_net_options_init(&no);

@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
 # The bounded fuzz run of make test (after ctest): builds the libFuzzer binaries with
 # clang in <build>/fuzz (the library itself instrumented: CMake option VIGIL_FUZZ), and
-# for each harness (mq_fuzz: the shared-memory queue; net_fuzz: the sockets API's
-# operation sequences) replays every input kept in the tree (fuzz/corpus/<h>: the seed
+# for each harness (mq_fuzz: the shared-memory queue; net_fuzz: the sockets API's data
+# operation sequences; conn_fuzz: its listen/accept/connect sequences) replays every input kept in the tree (fuzz/corpus/<h>: the seed
 # corpus; fuzz/crashes/<h>: every crash, hang or model disagreement found so far:
 # fuzz/README.md), then fuzzes deterministically (-seed=1, a fixed number of runs, at
 # most FUZZ_MAX_S seconds) from them. Prints one result line per harness:
 # "fuzz: <h> PASS|FAILED|SKIPPED ...". Exit 1 on a failure; a missing clang is a skip
 # with its reason (exit 0), never a silent pass.
-# Usage: scripts/fuzz.sh <build dir> [mq runs]   (FUZZ_RUNS, FUZZ_NET_RUNS, FUZZ_MAX_S override)
+# Usage: scripts/fuzz.sh <build dir> [mq runs]   (FUZZ_RUNS, FUZZ_NET_RUNS, FUZZ_CONN_RUNS, FUZZ_MAX_S override)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: fuzz.sh <build dir> [runs]}
 mq_runs=${2:-${FUZZ_RUNS:-30000}}
 net_runs=${FUZZ_NET_RUNS:-2000}
+conn_runs=${FUZZ_CONN_RUNS:-2000}
 max_s=${FUZZ_MAX_S:-60}
 dir="$build/fuzz"
 mkdir -p "$dir"
 log="$dir/fuzz.log"
 : > "$log"
 
-skip() { echo "fuzz: mq_fuzz, net_fuzz SKIPPED: $*"; exit 0; }
+skip() { echo "fuzz: mq_fuzz, net_fuzz, conn_fuzz SKIPPED: $*"; exit 0; }
 
 cc=$(command -v clang-14 || command -v clang || true)
 [ -n "$cc" ] || skip "no clang-14 (scripts/deps.sh test installs clang-14 and libclang-rt-14-dev)"
@@ -31,9 +32,9 @@ printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { re
 
 t0=$(date +%s)
 if ! { CC="$cc" cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIGIL_FUZZ=ON -DVIGIL_WERROR=ON &&
-       cmake --build "$dir" --target mq_fuzz net_fuzz -j "$(nproc)" -- --no-print-directory; } >> "$log" 2>&1; then
+       cmake --build "$dir" --target mq_fuzz net_fuzz conn_fuzz -j "$(nproc)" -- --no-print-directory; } >> "$log" 2>&1; then
   tail -n 20 "$log"
-  echo "fuzz: mq_fuzz, net_fuzz FAILED: the clang fuzz build failed (log: $log)"
+  echo "fuzz: mq_fuzz, net_fuzz, conn_fuzz FAILED: the clang fuzz build failed (log: $log)"
   exit 1
 fi
 t1=$(date +%s)
@@ -87,4 +88,5 @@ fuzz_one() {
 rc=0
 fuzz_one mq_fuzz mq "$mq_runs" || rc=1
 fuzz_one net_fuzz net "$net_runs" || rc=1
+fuzz_one conn_fuzz conn "$conn_runs" || rc=1
 exit $rc

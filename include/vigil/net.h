@@ -134,15 +134,20 @@ VIGIL_EXPORT int vigil_sock_open(vigil_loop *loop, vigil_sock *s, int fd);
  * kernel's backlog for the next turn. On io_uring one multishot accept takes them as
  * they arrive, and a turn reads at most 4096 completions (the rest wait in the
  * completion ring for the next turn). -EINVAL if s is not listening, -EBUSY if it
- * accepts or receives already. */
+ * accepts or receives already. After vigil_sock_accept_stop no callback runs; a
+ * connection the kernel hands over anyway (io_uring's accept completing before its
+ * cancellation) is held for the next start, which delivers it first, and closed by
+ * vigil_sock_close. */
 #define VIGIL_NET_ACCEPT_BATCH 64
 VIGIL_EXPORT int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *s, vigil_accept_cb cb);
 VIGIL_EXPORT int vigil_sock_accept_stop(vigil_loop *loop, vigil_sock *s);
 VIGIL_EXPORT int vigil_sock_accepting(const vigil_sock *s);
 
 /* Connects s to addr; cb gets 0 or a negative errno (-ECONNREFUSED, -ETIMEDOUT when
- * timeout_ns > 0 passed first). -EBUSY if s connects already, -EINVAL for a bad
- * address length. */
+ * timeout_ns > 0 passed first). It waits as a blocking connect would, on every backend:
+ * to an AF_UNIX listener whose backlog is full it is tried again after pauses from 1 ms
+ * doubling to 64 ms (nothing signals room). -EBUSY if s connects already, -EINVAL for a
+ * bad address length. */
 VIGIL_EXPORT int vigil_sock_connect(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const struct sockaddr *addr,
                                     socklen_t addrlen, int64_t timeout_ns, vigil_net_cb cb);
 

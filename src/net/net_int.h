@@ -44,6 +44,7 @@
 #define VIGIL__S_NOFD_TOLD 0x8000u /* -EMFILE/-ENFILE reported; again only after an accept */
 #define VIGIL__S_RECV_HELD 0x10000u /* uring: an own-buffer receive waits for the multishot op to end */
 #define VIGIL__S_DGRAM_SOCK 0x20000u /* the socket keeps message boundaries (not SOCK_STREAM) */
+#define VIGIL__S_CONN_RETRY 0x40000u /* the connect waits for its retry (the timer, CONN_TIMER too) */
 
 enum { VIGIL__NK_SEND = 1, VIGIL__NK_SENDV, VIGIL__NK_SENDZC, VIGIL__NK_SENDTO, VIGIL__NK_RECV, VIGIL__NK_CONNECT };
 enum { VIGIL__RX_ACCEPT = 1, VIGIL__RX_RECV, VIGIL__RX_RECVMSG };
@@ -82,7 +83,8 @@ struct vigil__sock {
     uint64_t accept_turn;          /* the turn they were counted in */
     struct msghdr rx_msg;          /* multishot recvmsg's header (name length) */
     vigil_io io;                   /* ready.c: the socket's readiness */
-    vigil_timer timer;             /* connect timeout, EMFILE back-off */
+    vigil_timer timer;             /* connect timeout or retry, EMFILE back-off */
+    uint32_t held;                 /* connections accepted while not accepting (net->held) */
     struct vigil__deferred later;  /* delivers the stash, ends a close */
 };
 _Static_assert(sizeof(struct vigil__sock) <= sizeof(vigil_sock), "vigil_sock too small");
@@ -119,6 +121,8 @@ struct vigil__nreq {
     socklen_t addrlen;             /* SENDTO, CONNECT */
     uint32_t pad_;
     struct sockaddr_storage addr;  /* SENDTO, CONNECT */
+    int64_t deadline;              /* CONNECT: CLOCK_MONOTONIC ns of its timeout, 0 none */
+    uint32_t retries;              /* CONNECT: retries after -EAGAIN (AF_UNIX backlog full) */
 };
 _Static_assert(sizeof(struct vigil__nreq) <= sizeof(vigil_net_req), "vigil_net_req too small");
 _Static_assert(offsetof(struct vigil__nreq, data) == offsetof(vigil_net_req, data) &&
@@ -171,7 +175,17 @@ struct vigil__net {
     struct vigil__deferred done_later;
     struct vigil__sock *open;      /* open and closing sockets */
     struct vigil__sock *starved;   /* sockets waiting for pool buffers */
+    struct vigil__held *held;      /* connections accepted while their listener did not accept */
+    uint32_t nheld, held_cap;
     bool freeing;                  /* vigil_loop_free runs */
+};
+
+/* A connection the kernel gave a listener that had stopped accepting (io_uring: a
+ * multishot accept completes between the stop and its cancellation), kept for the next
+ * start. Listeners' held connections sit in one array per loop, in accept order. */
+struct vigil__held {
+    struct vigil__sock *s;
+    int fd;
 };
 
 static inline struct vigil__net *vigil__net_of(vigil_loop *loop)

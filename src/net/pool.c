@@ -211,5 +211,6 @@ static void net_fini(vigil_loop *loop, void *state)
     }
     n->eng->fini(loop, n);
     pool_free(&n->pool);
+    free(n->held); /* empty: closing a listener closes what it held */
     free(n);
 }

@@ -253,7 +253,9 @@ static void r_connect(vigil_loop *loop, struct vigil__net *n, struct vigil__sock
     do
         e = connect(s->fd, (struct sockaddr *)&r->addr, r->addrlen);
     while (e < 0 && errno == EINTR);
-    if (e == 0 || (errno != EINPROGRESS && errno != EAGAIN && errno != EALREADY)) {
+    /* -EAGAIN is no connect in progress (an AF_UNIX backlog is full, or no local port is
+     * free): it ends the attempt (sock.c retries the AF_UNIX case). */
+    if (e == 0 || (errno != EINPROGRESS && errno != EALREADY)) {
         vigil__net_defer(loop, n, r, e == 0 ? 0 : -errno);
         return;
     }

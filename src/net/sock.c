@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct vigil__net *net(vigil_loop *loop)
@@ -68,6 +69,54 @@ static int usable(vigil_loop *loop, vigil_sock *ps, struct vigil__net **np)
 
 /* ------------------------------------------------------------ accepting */
 
+/* Connections accepted while their listener was not accepting (io_uring's multishot
+ * accept can complete between vigil_sock_accept_stop and its cancellation) are held for
+ * the next start, as a stopped stream keeps its bytes: closing them would reset
+ * connections the client already sees established. The array grows only in that race,
+ * never per connection in steady state. */
+static bool hold_accepted(struct vigil__net *n, struct vigil__sock *s, int fd)
+{
+    if (n->nheld == n->held_cap) {
+        uint32_t cap = n->held_cap ? 2 * n->held_cap : 16;
+        struct vigil__held *h = realloc(n->held, cap * sizeof *h);
+        if (!h)
+            return false;
+        n->held = h;
+        n->held_cap = cap;
+    }
+    n->held[n->nheld++] = (struct vigil__held){s, fd};
+    s->held++;
+    return true;
+}
+
+/* s's oldest held connection, taken off the array; -1 if none. */
+static int take_held(struct vigil__net *n, struct vigil__sock *s)
+{
+    for (uint32_t i = 0; i < n->nheld; i++) {
+        if (n->held[i].s != s)
+            continue;
+        int fd = n->held[i].fd;
+        memmove(n->held + i, n->held + i + 1, (n->nheld - i - 1) * sizeof *n->held);
+        n->nheld--;
+        s->held--;
+        return fd;
+    }
+    return -1;
+}
+
+/* At the completion point after a start: the held connections first, oldest first, while
+ * the program still accepts. */
+static void deliver_held(vigil_loop *loop, struct vigil__deferred *d)
+{
+    struct vigil__sock *s = (struct vigil__sock *)((char *)d - offsetof(struct vigil__sock, later));
+    struct vigil__net *n = net(loop);
+    while (s->held && (s->state & VIGIL__S_ACCEPT)) {
+        int fd = take_held(n, s);
+        s->state &= ~VIGIL__S_NOFD_TOLD;
+        s->accept_cb(loop, vigil__sock_pub(s), fd);
+    }
+}
+
 int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *ps, vigil_accept_cb cb)
 {
     struct vigil__net *n;
@@ -88,6 +137,10 @@ int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *ps, vigil_accept_cb cb
     s->accept_cb = cb;
     s->state |= VIGIL__S_ACCEPT;
     loop->active++;
+    if (s->held) {
+        s->later.run = deliver_held;
+        vigil__defer(loop, &s->later);
+    }
     n->eng->rx_update(loop, n, s);
     return 0;
 }
@@ -131,9 +184,11 @@ static void backoff_done(vigil_loop *loop, vigil_timer *t)
 
 void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, int fd)
 {
-    if (!(s->state & VIGIL__S_ACCEPT)) {
-        if (fd >= 0)
-            close(fd); /* accepted after accepting stopped: nobody wants it */
+    if (!(s->state & VIGIL__S_ACCEPT) || (s->held && fd >= 0)) {
+        /* Accepted after accepting stopped: held for the next start (or behind the held
+         * ones, which go first); a closing listener's is closed. */
+        if (fd >= 0 && (!(s->state & VIGIL__S_OPEN) || !hold_accepted(n, s, fd)))
+            close(fd);
         return;
     }
     if (fd == -EAGAIN || fd == -EINTR || fd == -ECONNABORTED)
@@ -573,14 +628,104 @@ int vigil_sock_recv(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, void *
     return 0;
 }
 
-static void connect_timeout(vigil_loop *loop, vigil_timer *t)
+static int64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void connect_start(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
+
+/* The connect's timer: its timeout, or the time to retry after -EAGAIN. */
+static void connect_timer(vigil_loop *loop, vigil_timer *t)
 {
     struct vigil__sock *s = (struct vigil__sock *)((char *)t - offsetof(struct vigil__sock, timer));
+    struct vigil__net *n = net(loop);
     struct vigil__nreq *r = s->creq;
-    if (r && !r->cancel) {
-        r->cancel = 2; /* 2: the timeout (ends as -ETIMEDOUT) */
-        net(loop)->eng->cancel(loop, net(loop), s, r);
+    s->state &= ~VIGIL__S_CONN_TIMER;
+    if (!r || r->state != VIGIL__NR_INFLIGHT)
+        return;
+    if (s->state & VIGIL__S_CONN_RETRY) {
+        s->state &= ~VIGIL__S_CONN_RETRY;
+        int64_t left = r->deadline ? r->deadline - mono_ns() : 1;
+        if (left <= 0) {
+            r->cancel = 2;
+            vigil__net_defer(loop, n, r, -ETIMEDOUT);
+            return;
+        }
+        if (r->deadline) {
+            s->state |= VIGIL__S_CONN_TIMER;
+            vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, left, 0, 0, connect_timer);
+        }
+        connect_start(loop, n, s, r);
+        return;
     }
+    if (!r->cancel) {
+        r->cancel = 2; /* 2: the timeout (ends as -ETIMEDOUT) */
+        n->eng->cancel(loop, n, s, r);
+    }
+}
+
+/* connect(2) said -EAGAIN on an AF_UNIX socket: the listener's backlog is full. Nothing
+ * signals room (the socket polls writable at once), so the connect is tried again after
+ * a pause, 1 ms doubling to 64 ms, until it succeeds, fails otherwise, times out or is
+ * cancelled: what a blocking connect does, and what io_uring does with a blocking fd. */
+static void connect_retry_later(vigil_loop *loop, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    int64_t pause = (int64_t)1000000 << (r->retries < 6 ? r->retries : 6);
+    r->retries++;
+    r->state = VIGIL__NR_INFLIGHT; /* still: an end deferred by the engine marked it done */
+    if (s->state & VIGIL__S_CONN_TIMER)
+        vigil_timer_stop(loop, &s->timer);
+    if (r->deadline) {
+        int64_t left = r->deadline - mono_ns();
+        if (left < pause)
+            pause = left > 0 ? left : 0;
+    }
+    s->state |= VIGIL__S_CONN_RETRY | VIGIL__S_CONN_TIMER;
+    vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, pause, 0, 0, connect_timer);
+}
+
+/* An AF_UNIX connect completes at once or not at all (EAGAIN: the backlog is full);
+ * there is no handshake to wait for. So on every backend it is made here, non-blocking
+ * (a blocking fd is made non-blocking for the call), ending at the completion point, and
+ * EAGAIN is retried by connect_retry_later. io_uring would hand a blocking fd's connect
+ * to a worker thread asleep in the kernel until the backlog has room; conn_fuzz found
+ * such a connect still waiting 3 s after the listener had accepted and had room. */
+static void unix_connect_now(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    int fl = fcntl(s->fd, F_GETFL);
+    int res = 0;
+    if (fl < 0 || (!(fl & O_NONBLOCK) && fcntl(s->fd, F_SETFL, fl | O_NONBLOCK) < 0)) {
+        res = -errno;
+    } else {
+        int e;
+        do
+            e = connect(s->fd, (struct sockaddr *)&r->addr, r->addrlen);
+        while (e < 0 && errno == EINTR);
+        res = e < 0 ? -errno : 0;
+        if (!(fl & O_NONBLOCK))
+            fcntl(s->fd, F_SETFL, fl);
+    }
+    vigil__net_defer(loop, n, r, res);
+}
+
+static void connect_start(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    if (r->addr.ss_family == AF_UNIX)
+        unix_connect_now(loop, n, s, r);
+    else
+        n->eng->connect(loop, n, s, r);
+}
+
+/* A connect waiting for its retry is in no engine: cancel and close end it here. */
+static void connect_retry_cancel(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    s->state &= ~(VIGIL__S_CONN_RETRY | VIGIL__S_CONN_TIMER);
+    vigil_timer_stop(loop, &s->timer);
+    s->creq->cancel = 1;
+    vigil__net_defer(loop, n, s->creq, -ECANCELED);
 }
 
 int vigil_sock_connect(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, const struct sockaddr *addr,
@@ -606,13 +751,15 @@ int vigil_sock_connect(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, con
     r->addrlen = addrlen;
     memcpy(&r->addr, addr, addrlen);
     r->state = VIGIL__NR_INFLIGHT;
+    r->deadline = timeout_ns > 0 ? mono_ns() + timeout_ns : 0;
+    r->retries = 0;
     s->creq = r;
     loop->active++;
     if (timeout_ns > 0) {
         s->state |= VIGIL__S_CONN_TIMER;
-        vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, timeout_ns, 0, 0, connect_timeout);
+        vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, timeout_ns, 0, 0, connect_timer);
     }
-    n->eng->connect(loop, n, s, r);
+    connect_start(loop, n, s, r);
     return 0;
 }
 
@@ -620,13 +767,23 @@ void vigil__net_single_done(vigil_loop *loop, struct vigil__net *n, struct vigil
 {
     struct vigil__sock *s = r->sock;
     if (r->kind == VIGIL__NK_CONNECT) {
+        if (res == -EAGAIN && r->addr.ss_family == AF_UNIX) {
+            if (!r->cancel && (s->state & VIGIL__S_OPEN)) {
+                connect_retry_later(loop, s, r);
+                return;
+            }
+            res = -ECANCELED; /* the try that would have been retried was cancelled */
+        }
         s->creq = NULL;
+        s->state &= ~VIGIL__S_CONN_RETRY;
         if (s->state & VIGIL__S_CONN_TIMER) {
             vigil_timer_stop(loop, &s->timer);
             s->state &= ~VIGIL__S_CONN_TIMER;
         }
-        if (r->cancel == 2 && (res == -ECANCELED || res == -EINTR || res == -EALREADY))
-            res = -ETIMEDOUT;
+        /* io_uring ends a cancelled connect -ECANCELED, or -EINTR when its worker was
+         * waiting in a blocking connect (an AF_UNIX backlog full, a blocking fd). */
+        if (r->cancel && (res == -ECANCELED || res == -EINTR || res == -EALREADY))
+            res = r->cancel == 2 ? -ETIMEDOUT : -ECANCELED;
     } else if (s->rreq == r)
         s->rreq = NULL;
     vigil__net_finish(loop, n, r, res);
@@ -646,6 +803,10 @@ int vigil_net_cancel(vigil_loop *loop, vigil_net_req *req)
         return 0;
     r->cancel = 1;
     struct vigil__sock *s = r->sock;
+    if (r == s->creq && (s->state & VIGIL__S_CONN_RETRY)) {
+        connect_retry_cancel(loop, n, s);
+        return 0;
+    }
     if (r->state == VIGIL__NR_QUEUED) {
         /* Not started: off the queue, ended at the completion point. */
         struct vigil__nreq **pp = &s->sq_head, *prev = NULL;
@@ -740,8 +901,13 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
     if (s->state & (VIGIL__S_RECV | VIGIL__S_ACCEPT))
         loop->active--;
     vigil__undefer(loop, &s->later);
+    if (s->state & VIGIL__S_CONN_RETRY)
+        connect_retry_cancel(loop, n, s);
     if (s->state & VIGIL__S_PAUSED || s->state & VIGIL__S_CONN_TIMER)
         vigil_timer_stop(loop, &s->timer);
+    /* Connections held for a next start that will not come. */
+    for (int fd; s->held && (fd = take_held(n, s)) >= 0;)
+        close(fd);
     s->state = (s->state & (VIGIL__S_ARMED_RX | VIGIL__S_RX_CANCEL | VIGIL__S_RECV_HELD)) | VIGIL__S_CLOSING |
                VIGIL__S_SHUT_WR | VIGIL__S_SHUT_RD; /* the engine's own flags stay: it ends what they hold */
     loop->active++; /* until close_cb */
