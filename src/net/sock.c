@@ -644,6 +644,8 @@ static void connect_timer(vigil_loop *loop, vigil_timer *t)
     struct vigil__net *n = net(loop);
     struct vigil__nreq *r = s->creq;
     s->state &= ~VIGIL__S_CONN_TIMER;
+    if (r && r->state == VIGIL__NR_DONE && !r->cancel)
+        r->cancel = 2; /* its end waits for the completion point: an -EAGAIN there is no retry */
     if (!r || r->state != VIGIL__NR_INFLIGHT)
         return;
     if (s->state & VIGIL__S_CONN_RETRY) {
@@ -772,7 +774,7 @@ void vigil__net_single_done(vigil_loop *loop, struct vigil__net *n, struct vigil
                 connect_retry_later(loop, s, r);
                 return;
             }
-            res = -ECANCELED; /* the try that would have been retried was cancelled */
+            res = r->cancel == 2 ? -ETIMEDOUT : -ECANCELED; /* the retry was called off */
         }
         s->creq = NULL;
         s->state &= ~VIGIL__S_CONN_RETRY;
@@ -795,8 +797,13 @@ int vigil_net_cancel(vigil_loop *loop, vigil_net_req *req)
     if (!loop || !r)
         return -EINVAL;
     struct vigil__net *n = net(loop);
-    if (n && r->state == VIGIL__NR_DONE)
-        return 0; /* ended already, its callback not run yet: it runs once, as it is */
+    if (n && r->state == VIGIL__NR_DONE) {
+        /* Ended already, its callback not run yet: it runs once, as it is -- but an
+         * AF_UNIX connect's -EAGAIN would be retried (single_done): not after a cancel. */
+        if (r->kind == VIGIL__NK_CONNECT && !r->cancel)
+            r->cancel = 1;
+        return 0;
+    }
     if (!n || (r->state != VIGIL__NR_QUEUED && r->state != VIGIL__NR_INFLIGHT))
         return -ENOENT;
     if (r->cancel)

@@ -1,7 +1,8 @@
 /* vigil_sock_connect to an AF_UNIX listener whose backlog is full: connect(2) says
  * EAGAIN (non-blocking fd) and nothing signals room, so vigil retries. With fds blocking
  * and non-blocking, on every backend: a connect with a 100 ms timeout ends -ETIMEDOUT,
- * not before 100 ms; one cancelled ends -ECANCELED; one without a timeout ends 0 once
+ * not before 100 ms; one cancelled ends -ECANCELED (also when cancelled in the call's
+ * wake, before its first try's end was reported); one without a timeout ends 0 once
  * the listener accepts a waiting connection, and its socket is then connected
  * (getpeername; before the fix the epoll and poll backends said 0 at once on an
  * unconnected socket, io_uring said -EAGAIN for a non-blocking fd). Each callback once. */
@@ -87,6 +88,15 @@ static void round_of(vigil_loop *loop, int nonblock)
     start(loop, &s, &r, nonblock, &a, al, 0);
     nt_run_for(loop, 20);
     CHECK_EQ(calls, before);
+    CHECK_EQ(vigil_net_cancel(loop, &r), 0);
+    NT_RUN_UNTIL(loop, calls == before + 1, 3000);
+    CHECK_EQ(last, -ECANCELED);
+    finish(loop, &s);
+
+    /* 2b. Cancelled in the call's wake, before the first try's -EAGAIN reached the
+     * completion point: that end is not retried. */
+    before = calls;
+    start(loop, &s, &r, nonblock, &a, al, 0);
     CHECK_EQ(vigil_net_cancel(loop, &r), 0);
     NT_RUN_UNTIL(loop, calls == before + 1, 3000);
     CHECK_EQ(last, -ECANCELED);
