@@ -148,6 +148,7 @@ static unsigned turns_since_raise; /* -EMFILE may still come from the turn the l
  * report, or a stop and start). Set while that may be. */
 static bool armed_low;
 static struct rlimit old_limit;
+static bool trace; /* CONN_FUZZ_TRACE: each operation and accept on stderr */
 
 /* ------------------------------------------------------------ addresses */
 
@@ -257,7 +258,7 @@ static void on_accept(vigil_loop *l, vigil_sock *s, int fd)
         fail("an accept callback on a closed listener (fd %d)", fd);
     if (!L.accepting)
         fail("an accept callback after accepting stopped (fd %d)", fd);
-    if (getenv("CONN_FUZZ_TRACE"))
+    if (trace)
         fprintf(stderr, "conn_fuzz: accept callback %d (limit %s)\n", fd, limit_low ? "low" : "high");
     if (fd == -EMFILE || fd == -ENFILE) {
         if (!limit_low && turns_since_raise > 1 && !armed_low)
@@ -659,7 +660,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     listener_open();
     turn(1000); /* the loop's timer machinery is set up before descriptors can run short */
 
-    bool trace = getenv("CONN_FUZZ_TRACE") != NULL; /* each op on stderr */
+    trace = getenv("CONN_FUZZ_TRACE") != NULL;
     size_t nops = (size - 1) / 4;
     if (nops > MAX_OPS)
         nops = MAX_OPS;

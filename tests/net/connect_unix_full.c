@@ -62,6 +62,23 @@ static void finish(vigil_loop *loop, vigil_sock *s)
     NT_RUN_UNTIL(loop, closed == c0 + 1, 3000);
 }
 
+/* A connect cancelled after running the loop for wait_ms (0: not at all) ends -ECANCELED. */
+static void cancelled(vigil_loop *loop, int nonblock, const struct sockaddr_un *a, socklen_t al, int wait_ms)
+{
+    vigil_sock s;
+    vigil_net_req r;
+    int before = calls;
+    start(loop, &s, &r, nonblock, a, al, 0);
+    if (wait_ms) {
+        nt_run_for(loop, wait_ms);
+        CHECK_EQ(calls, before);
+    }
+    CHECK_EQ(vigil_net_cancel(loop, &r), 0);
+    NT_RUN_UNTIL(loop, calls == before + 1, 3000);
+    CHECK_EQ(last, -ECANCELED);
+    finish(loop, &s);
+}
+
 static void round_of(vigil_loop *loop, int nonblock)
 {
     struct sockaddr_un a;
@@ -83,24 +100,10 @@ static void round_of(vigil_loop *loop, int nonblock)
     CHECK(took >= 99);
     finish(loop, &s);
 
-    /* 2. A cancel while it waits. */
-    before = calls;
-    start(loop, &s, &r, nonblock, &a, al, 0);
-    nt_run_for(loop, 20);
-    CHECK_EQ(calls, before);
-    CHECK_EQ(vigil_net_cancel(loop, &r), 0);
-    NT_RUN_UNTIL(loop, calls == before + 1, 3000);
-    CHECK_EQ(last, -ECANCELED);
-    finish(loop, &s);
-
-    /* 2b. Cancelled in the call's wake, before the first try's -EAGAIN reached the
-     * completion point: that end is not retried. */
-    before = calls;
-    start(loop, &s, &r, nonblock, &a, al, 0);
-    CHECK_EQ(vigil_net_cancel(loop, &r), 0);
-    NT_RUN_UNTIL(loop, calls == before + 1, 3000);
-    CHECK_EQ(last, -ECANCELED);
-    finish(loop, &s);
+    /* 2. A cancel while it waits; and one in the call's wake, before the first try's
+     * -EAGAIN reached the completion point: that end is not retried. */
+    cancelled(loop, nonblock, &a, al, 20);
+    cancelled(loop, nonblock, &a, al, 0);
 
     /* 3. Room comes: the listener accepts one waiting connection. */
     before = calls;
