@@ -5,6 +5,7 @@ server and prints the client's records.
 
   echodrive.py --bench NAME --bin DIR --server PROG [--server-arg=X ...] --system S --case C
                [--backend B] --conns N --msg-bytes M (--seconds S [--warmup W] | --count N)
+               [--tracer auto|perf|strace]
 
 PROG is a program in DIR (or an absolute path, e.g. a Python); the server's command line
 is PROG, the --server-arg values in order, then the port (the lab's server CLI contract,
@@ -13,12 +14,14 @@ netsrv.py).
 A timed step (--seconds) prints requests_per_s, server_cpu_ns_per_request, rtt_us and
 client_busy (see client.c); the first two and client_busy are marked "pool": "median"
 (run.py takes the median of the rounds, not their sum). A counting step (--count N)
-attaches `strace -f -c` to the running server once the client's connections are up
-and idle, lets the client make N requests, detaches, and prints syscalls_per_request:
-the server's system calls (every thread) / N, with "calls" naming them per request (as
-total/per, median-pooled when a benchmark repeats its counting runs). Counting steps
-are never timed.
-Exit 77 (skipped) when the server or the client is not built, or strace is missing.
+attaches a tracer to the running server once the client's connections are up and idle,
+lets the client make N requests, detaches, and prints syscalls_per_request: the server's
+system calls (every thread) / N, with "calls" naming them per request and "tool" the
+tracer (as total/per, median-pooled when a benchmark repeats its counting runs). The
+tracer (--tracer, default auto) is `perf trace -s`, which counts from the kernel's
+syscall tracepoints without stopping the server, or `strace -f -c` where perf cannot
+trace (see attach()). Counting steps are never timed.
+Exit 77 (skipped) when the server or the client is not built, or no tracer works.
 """
 import argparse
 import json
@@ -87,39 +90,105 @@ def strace_table(path):
     return calls, total if total is not None else sum(calls.values())
 
 
-def counted(a, srv, client, tmp):
+def perf_table(path):
+    """{call: count} and the total from `perf trace -s` output (a table per thread, summed)."""
+    calls, seen = {}, False
+    with open(path) as f:
+        for line in f:
+            seen = seen or "Summary of events" in line
+            fs = line.split()
+            if len(fs) >= 8 and re.fullmatch(r"[a-z_][a-z_0-9]*", fs[0]) and fs[1].isdigit():
+                calls[fs[0]] = calls.get(fs[0], 0) + int(fs[1])
+    if not seen:
+        raise RuntimeError(f"perf trace wrote no summary to {path}")
+    return calls, sum(calls.values())
+
+
+def perf_fds(pid):
+    """How many perf events process PID holds open."""
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            n += os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:[perf_event]"
+        except OSError:
+            pass
+    return n
+
+
+def perf_works():
+    """Whether `perf trace` can trace a process here (perf installed, perf_event_open for
+    tracepoints allowed): one short trial on /bin/true."""
+    perf = shutil.which("perf")
+    if not perf:
+        return None
+    try:
+        p = subprocess.run([perf, "trace", "-s", "--", "/bin/true"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return perf if p.returncode == 0 and "Summary of events" in p.stderr else None
+
+
+def attach(a, pid, out):
+    """Starts the tracer on every thread of PID and returns (tracer process, tool, table
+    reader) once it is attached. perf trace counts from the kernel's syscall tracepoints
+    and never stops the server; strace stops it twice per call (tens of us), which slows
+    every turn and so changes how many requests share one (at 1000 connections x 4 KiB a
+    turn under strace held 9-40 requests from run to run, under perf trace about 40).
+    strace serves where perf cannot trace (not installed, perf_event_open refused)."""
+    threads = len(os.listdir(f"/proc/{pid}/task"))
+    perf = perf_works() if a.tracer in ("auto", "perf") else None
+    if a.tracer == "perf" and not perf:
+        skip("perf trace cannot trace here (--tracer perf)")
+    if perf:
+        st = subprocess.Popen([perf, "trace", "-s", "-o", out, "-p", str(pid)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 10
+        while perf_fds(st.pid) < 2 * threads and st.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)  # a sys_enter and a sys_exit event per thread
+        if st.poll() is None and perf_fds(st.pid) >= 2 * threads:
+            time.sleep(0.2)  # the events are enabled once all are open
+            return st, "perf trace", perf_table
+        print(f"echodrive: perf trace did not attach to {threads} threads; strace counts", file=sys.stderr)
+        st.kill()
+        st.wait()
+        if a.tracer == "perf":
+            skip("perf trace did not attach (--tracer perf)")
     strace = shutil.which("strace")
     if not strace:
-        skip("strace is not installed (system call counts need it)")
+        skip("neither perf trace nor strace can count system calls here")
+    st = subprocess.Popen([strace, "-f", "-c", "-o", out, "-p", str(pid)], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    attached = 0
+    while attached < threads:  # "strace: Process N attached", one line per thread
+        line = st.stderr.readline()
+        if not line:
+            skip(f"strace cannot trace here (status {st.wait()})")
+        m = re.search(r"attached with (\d+) threads", line)  # strace -p: one line for all
+        if m:
+            attached += int(m.group(1))
+        elif "attached" in line:
+            attached += 1
+    time.sleep(0.05)
+    return st, "strace", strace_table
+
+
+def counted(a, srv, client, tmp):
     cl = subprocess.Popen([client, "--port", str(srv.port), "--conns", str(a.conns), "--msg-bytes", str(a.msg_bytes),
                            "--warmup", str(a.warmup), "--cpu", str(netsrv.CLIENT_CPU), "--count", str(a.count)],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     st = None
-    out = os.path.join(tmp, f"strace-{os.getpid()}.txt")
+    out = os.path.join(tmp, f"syscalls-{os.getpid()}.txt")
     try:
         if cl.stdout.readline().strip() != "warm":
             raise RuntimeError(f"{CLIENT} did not warm up (status {cl.wait()})")
-        threads = len(os.listdir(f"/proc/{srv.pid}/task"))
-        st = subprocess.Popen([strace, "-f", "-c", "-o", out, "-p", str(srv.pid)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
-        attached = 0
-        while attached < threads:  # "strace: Process N attached", one line per thread
-            line = st.stderr.readline()
-            if not line:
-                skip(f"strace cannot trace here (status {st.wait()})")
-            m = re.search(r"attached with (\d+) threads", line)  # strace -p: one line for all
-            if m:
-                attached += int(m.group(1))
-            elif "attached" in line:
-                attached += 1
-        time.sleep(0.05)
+        st, tool, table = attach(a, srv.pid, out)
         cl.stdin.write("go\n")
         cl.stdin.flush()
         line = cl.stdout.readline().split()
         if len(line) != 2 or line[0] != "done":
             raise RuntimeError(f"{CLIENT} failed in the counting run (status {cl.wait()})")
         done = int(line[1])
-        st.send_signal(signal.SIGINT)  # detach: strace writes its table
+        st.send_signal(signal.SIGINT)  # detach: the tracer writes its table
         st.wait(30)
         st.stderr.close()
         st = None
@@ -131,12 +200,13 @@ def counted(a, srv, client, tmp):
             if p and p.poll() is None:
                 p.kill()
                 p.wait()
-    calls, total = strace_table(out)
+    calls, total = table(out)
+    os.unlink(out)
     # total/per with "pool": "median": a benchmark that repeats its counting runs gets the
     # median run (how many requests share a turn depends on how client and server fall
     # into step, which varies from run to run)
     rec = dict(keys_of(a), metric="syscalls_per_request", value=round(total / done, 4), n=done, total=total,
-               per=done, pool="median",
+               per=done, pool="median", tool=tool,
                calls=", ".join(f"{k} {v / done:.3g}" for k, v in sorted(calls.items(), key=lambda kv: -kv[1])))
     order = ["bench", "system", "case", "metric", "value", "n"]
     print(json.dumps({k: rec[k] for k in order + [k for k in rec if k not in order]}))
@@ -157,6 +227,8 @@ def main(argv):
     ap.add_argument("--warmup", type=float, default=0.2)
     ap.add_argument("--count", type=int)
     ap.add_argument("--tmp", default="/tmp")
+    ap.add_argument("--tracer", choices=("auto", "perf", "strace"), default="auto",
+                    help="what counts a counting step's system calls (auto: perf trace where it works)")
     a = ap.parse_args(argv)
     server, client = os.path.join(a.bin, a.server), os.path.join(a.bin, CLIENT)  # an absolute server stays
     for prog in (server, client):

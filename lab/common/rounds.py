@@ -26,9 +26,9 @@ import json
 # part of a series' identity.
 STAT_KEYS = ("value", "p50", "p99", "mean", "n", "min", "max", "samples", "hist", "total", "per", "rounds", "pool")
 RUN_KEYS = ("run", "kernel", "machine", "date")
-# Keys that describe one round's figure (strace's per-call breakdown of a counting run):
+# Keys that describe one round's figure (a counting run's per-call breakdown and tracer):
 # not part of a series' identity; a median-pooled record takes them from its median round.
-ROUND_KEYS = ("calls",)
+ROUND_KEYS = ("calls", "tool")
 
 
 def series_key(rec):

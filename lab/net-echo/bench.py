@@ -10,8 +10,8 @@ libevent bufferevents, libev ev_io watchers, and vigil's own examples/echo_serve
 its uring and epoll backends (VIGIL_BACKEND). Records per server and point:
 requests_per_s, server_cpu_ns_per_request (every thread of the server process, read
 from /proc around the window), rtt_us (p50/p99 over round trips), client_busy, and from
-separate, untimed runs under `strace -f -c` (three per server and point, the median),
-syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
+separate, untimed runs under `perf trace -s` (strace where perf cannot trace; three per
+server and point, the median), syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
 run.py pools the rounds: seven short rounds, requests_per_s, server CPU and client_busy
 as their median (echodrive.py), rtt_us over every round trip."""
 import os

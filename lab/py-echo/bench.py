@@ -6,8 +6,8 @@ system runs in the lab's venv of /usr/bin/python3 (lab/common/pyvenv.sh: uvloop 
 PyPI, vigil from the tree), made by the first step. vigil's loop runs on its uring and
 epoll backends. Records per system, way and point: requests_per_s,
 server_cpu_ns_per_request (every thread of the Python process), rtt_us, client_busy;
-and, from separate untimed runs under `strace -f -c` (protocol way, 100 and 1000
-connections), syscalls_per_request. Timed rounds (four) alternate the systems per point;
+and, from separate untimed runs under `perf trace -s` (strace where perf cannot trace;
+protocol way, 100 and 1000 connections), syscalls_per_request. Timed rounds (four) alternate the systems per point;
 requests_per_s, server CPU and client_busy pool as the median of the rounds."""
 import os
 import sys

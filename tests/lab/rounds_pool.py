@@ -46,14 +46,16 @@ check("median of 5: pool kept", out[0].get("pool"), "median")
 out = rounds.pool([rec("a", v * 3, 3, pool="median") for v in (2.0, 8.0, 4.0, 100.0)])
 check("median of 4: mean of the middle two", out[0]["value"], 6.0)
 
-# 2b. counting runs: "calls" differs per run, the runs still pool, and the breakdown
-# is the median run's
+# 2b. counting runs: "calls" and "tool" (the tracer) differ per run, the runs still pool,
+# and the breakdown and tracer are the median run's
 cnt = [dict(bench="b", system="a", metric="syscalls_per_request", value=t / 1000, total=t, per=1000,
-            pool="median", calls=f"io_uring_enter {t / 1000}") for t in (25.0, 185.0, 45.0)]
+            pool="median", calls=f"io_uring_enter {t / 1000}", tool=tool)
+       for t, tool in ((25.0, "perf trace"), (185.0, "perf trace"), (45.0, "strace"))]
 out = rounds.pool(cnt)
 check("counting runs: one record", len(out), 1)
 check("counting runs: median", out[0]["value"], 0.045)
 check("counting runs: the median run's breakdown", out[0]["calls"], "io_uring_enter 0.045")
+check("counting runs: the median run's tracer", out[0]["tool"], "strace")
 
 # 3. samples
 out = rounds.pool([dict(bench="b", system="a", metric="lat", samples=list(range(1, 51))),
