@@ -36,7 +36,7 @@ run)
 try: vigil.new_event_loop(backend='$backend').close()
 except OSError as e: print(e); sys.exit(1)") || { echo "SKIP: backend $backend not available: $why"; exit 77; }
   fi
-  case "$test" in *mixins*)
+  case "$test" in *cpython*)
     "$venv/bin/python" -c 'import test.test_asyncio.test_events' 2>/dev/null \
       || { echo "SKIP: CPython's test package missing (Debian: libpython3.11-testsuite)"; exit 77; } ;;
   esac

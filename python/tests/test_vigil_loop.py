@@ -359,6 +359,90 @@ def test_flow_control_pause_and_resume_writing(loop):
     loop.run_until_complete(main())
 
 
+def _paused_source(loop, Source, high=64 * 1024):
+    """A client transport of Source paused for writing: its peer does not read until
+    the returned resume() is called. Returns (transport, protocol, resume, cleanup)."""
+    sink = []
+
+    class Sink(asyncio.Protocol):
+        def connection_made(self, tr):
+            tr.pause_reading()
+            sink.append(tr)
+
+    srv, port = _pair_servers(loop, Sink)
+
+    async def main():
+        tr, pr = await loop.create_connection(Source, "127.0.0.1", port)
+        tr.set_write_buffer_limits(high=high)
+        while not sink:
+            await asyncio.sleep(0.001)
+        block = b"x" * 65536
+        for _ in range(200):
+            tr.write(block)
+            if tr.get_write_buffer_size() > high:
+                break
+        return tr, pr
+
+    tr, pr = loop.run_until_complete(main())
+
+    async def cleanup():
+        tr.close()
+        srv.close()
+        await srv.wait_closed()
+
+    return tr, pr, sink[0].resume_reading, cleanup
+
+
+def test_set_protocol_while_paused(loop):
+    """A transport paused for writing gets a new protocol (what start_tls does): the
+    new protocol is never told resume_writing() without a pause_writing() before it,
+    and a write over the high-water mark pauses it. The pairing is what asyncio's docs
+    promise ("pause_writing() and resume_writing() calls are paired"); asyncio's own
+    selector loop (3.11) breaks it here, sending the new protocol a resume_writing()
+    when the old one's buffer drains, so it is not the oracle for this one."""
+    errors = []
+    loop.set_exception_handler(lambda lp, ctx: errors.append(ctx))
+
+    class Counting(asyncio.Protocol):
+        def __init__(self):
+            self.events = []
+
+        def pause_writing(self):
+            assert self.events[-1:] != ["pause"], "paused twice"
+            self.events.append("pause")
+
+        def resume_writing(self):
+            assert self.events[-1:] == ["pause"], "resumed without a pause"
+            self.events.append("resume")
+
+    tr, old, resume, cleanup = _paused_source(loop, Counting)
+    assert old.events == ["pause"]
+    new = Counting()
+    tr.set_protocol(new)
+    assert tr.get_protocol() is new
+    resume()  # the peer reads: the buffer drains
+
+    async def drained():
+        for _ in range(500):
+            if tr.get_write_buffer_size() == 0:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the write buffer never drained")
+
+    loop.run_until_complete(drained())
+    loop.run_until_complete(asyncio.sleep(0.01))
+    assert new.events == [] and old.events == ["pause"]
+    tr.set_write_buffer_limits(high=0)  # the next write goes over at once
+    tr.write(b"y" * 65536)
+    loop.run_until_complete(drained())
+    loop.run_until_complete(asyncio.sleep(0.01))
+    assert new.events in (["pause", "resume"], [])  # [] where the write went out at once
+    if loop.backend == "uring":
+        assert new.events == ["pause", "resume"]  # the send stays in the ring until it completes
+    loop.run_until_complete(cleanup())
+    assert errors == []
+
+
 def test_pause_reading_stops_data_received(loop):
     got = []
 

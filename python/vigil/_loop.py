@@ -318,11 +318,22 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         """Retries func() each time fd is ready until it completes fut."""
         self._ensure_fd_no_transport(fd)
         if writer:
-            self._add_writer(fd, func)
-            fut.add_done_callback(lambda _f: self._remove_writer(fd))
+            fut.add_done_callback(functools.partial(self._writer_done, fd, self._add_writer(fd, func)))
         else:
-            self._add_reader(fd, func)
-            fut.add_done_callback(lambda _f: self._remove_reader(fd))
+            fut.add_done_callback(functools.partial(self._reader_done, fd, self._add_reader(fd, func)))
+
+    # A sock_* future's watcher goes when the future is done, unless a later call on the
+    # same fd has put its own in its place meanwhile (that cancelled this one's handle): a
+    # cancelled sock_recv's done callback runs a turn after the cancel, by when the next
+    # sock_recv on the fd may be waiting, and removing its reader would leave it waiting
+    # for ever (CPython's test_sock_lowlevel racing tests).
+    def _reader_done(self, fd, handle, _fut):
+        if not handle.cancelled():
+            self._remove_reader(fd)
+
+    def _writer_done(self, fd, handle, _fut):
+        if not handle.cancelled():
+            self._remove_writer(fd)
 
     def _sock_io(self, sock, writer, op):
         """A future completed by op() (None: would block, retry on readiness)."""
@@ -376,14 +387,11 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
             self._recv_waited.discard(fd)
         fut.set_result(res)
 
-    def _recv_done(self, fd, fut):
-        self._remove_reader(fd)
-
     def _recv_wait(self, sock, fd, buf, n):
         fut = self.create_future()
         self._ensure_fd_no_transport(fd)
-        self._add_reader(fd, self._recv_ready, fut, sock, fd, buf, n)
-        fut.add_done_callback(functools.partial(self._recv_done, fd))
+        handle = self._add_reader(fd, self._recv_ready, fut, sock, fd, buf, n)
+        fut.add_done_callback(functools.partial(self._reader_done, fd, handle))
         return fut
 
     async def sock_recv(self, sock, n):
@@ -877,7 +885,14 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
         return self._protocol
 
     def set_protocol(self, protocol):
+        # A pause belongs to the protocol that was told: the new one starts unpaused and is
+        # paused by its own first write over the high-water mark. Keeping the flag would
+        # send it a resume_writing() without a pause_writing() when the buffer drains;
+        # here sends stay in the ring until their completions, so a transport is paused
+        # far more often than the selector loop's when start_tls swaps in its SSLProtocol
+        # (whose resume_writing asserts it was paused: CPython's test_ssl start_tls tests).
         self._protocol = protocol
+        self._protocol_paused = False
         self._io._set_protocol(protocol, isinstance(protocol, protocols.BufferedProtocol))
 
     def set_write_buffer_limits(self, high=None, low=None):
@@ -1009,6 +1024,7 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
 
     def set_protocol(self, protocol):
         self._protocol = protocol
+        self._protocol_paused = False  # as SocketTransport.set_protocol: the pause was the old one's
 
     def is_closing(self):
         return self._closing
