@@ -107,3 +107,37 @@ class SubprocessTests(test_subprocess.SubprocessMixin, test_utils.TestCase):
         super().setUp()
         self.loop = vigil.Loop()
         self.set_event_loop(self.loop)
+
+
+# Suites that take their loops from the event loop policy (IsolatedAsyncioTestCase,
+# asyncio.run, new_event_loop): run whole, with vigil's policy as asyncio's default, and
+# checked to have made their loops on vigil. Left out: test_runners (it installs its
+# own policy) and test_pep492 (a mock loop). Loop-agnostic in intent, they drive
+# call_soon, timers, cancellation and threads hard.
+POLICY_SUITES = ["test_waitfor", "test_timeouts", "test_taskgroups", "test_locks", "test_queues",
+                 "test_futures2", "test_threads"]
+
+
+@pytest.mark.parametrize("name", POLICY_SUITES)
+def test_policy_suite(name, monkeypatch):
+    made = []
+
+    class Policy(vigil.EventLoopPolicy):
+        def new_event_loop(self):
+            loop = super().new_event_loop()
+            made.append(type(loop))
+            return loop
+
+    monkeypatch.setattr(asyncio, "DefaultEventLoopPolicy", Policy)
+    monkeypatch.setattr(asyncio.events, "DefaultEventLoopPolicy", Policy, raising=False)
+    asyncio.set_event_loop_policy(None)
+    try:
+        suite = unittest.defaultTestLoader.loadTestsFromName("test.test_asyncio." + name)
+        result = unittest.TestResult()
+        suite.run(result)
+    finally:
+        asyncio.set_event_loop_policy(None)
+    bad = [f"{t.id()}: {err.splitlines()[-1]}" for t, err in result.failures + result.errors]
+    assert bad == []
+    assert result.testsRun > 0 and not result.skipped
+    assert made and all(issubclass(t, vigil.Loop) for t in made)
