@@ -211,16 +211,63 @@ static void make_nobody(void)
 static void on_accept(vigil_loop *l, vigil_sock *s, int fd);
 static int count_fds(void);
 
-static void listener_open(void)
+/* TCP: every port a listener of this input had stays bound here until the input ends,
+ * by a socket that never listens. Otherwise another program (ctest runs conn_fuzz.epoll
+ * and .poll side by side) could get a closed listener's port for its own listener, and
+ * this input's connects to "a listener closed since" would reach it: there, a connection
+ * no connector started; here, a connect that should have been refused. */
+static int holders[MAX_OPS + 2]; /* the first listener, then at most one per operation */
+static int nholders;
+
+static void holders_close(void)
+{
+    while (nholders > 0)
+        close(holders[--nholders]);
+}
+
+/* A listening socket on a fresh loopback port with a holder on the same port (both
+ * SO_REUSEADDR, the holder bound before the listen), or a fresh AF_UNIX name. -1 with
+ * errno EMFILE when descriptors are short. */
+static int listener_socket(void)
 {
     int fd = new_socket();
+    if (fd < 0)
+        return -1;
+    if (!unix_dom) {
+        if (nholders == (int)(sizeof holders / sizeof holders[0]))
+            fail("more listener ports than holders");
+        int one = 1;
+        struct addr a;
+        int h = -1;
+        if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 || bind_any(fd) < 0)
+            fail("listener: %s", strerror(errno));
+        name_of(fd, &a);
+        if ((h = new_socket()) < 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        if (setsockopt(h, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+            bind(h, (struct sockaddr *)&a.sa, a.len) < 0)
+            fail("a holder for the listener's port: %s", strerror(errno));
+        holders[nholders++] = h;
+    } else if (bind_any(fd) < 0) {
+        fail("listener: %s", strerror(errno));
+    }
+    if (listen(fd, small_backlog ? 1 : 64) < 0)
+        fail("listener: %s", strerror(errno));
+    return fd;
+}
+
+static void listener_open(void)
+{
+    int fd = listener_socket();
     if (fd < 0) {
         if (errno == EMFILE)
             return; /* descriptors are short: reopened later */
         fail("socket: %s", strerror(errno));
     }
-    if (bind_any(fd) < 0 || listen(fd, small_backlog ? 1 : 64) < 0)
-        fail("listener: %s", strerror(errno));
     name_of(fd, &L.addr);
     memset(&L.s, 0, sizeof L.s);
     if (vigil_sock_open(loop, &L.s, fd) != 0)
@@ -731,6 +778,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (nobody_fd >= 0)
         close(nobody_fd);
     nobody_fd = -1;
+    holders_close();
     if (vigil_loop_free(loop) != 0)
         fail("vigil_loop_free");
     loop = NULL;
