@@ -238,11 +238,11 @@ static int listener_socket(void)
             fail("more listener ports than holders");
         int one = 1;
         struct addr a;
-        int h = -1;
         if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 || bind_any(fd) < 0)
             fail("listener: %s", strerror(errno));
         name_of(fd, &a);
-        if ((h = new_socket()) < 0) {
+        int h = new_socket();
+        if (h < 0) {
             int e = errno;
             close(fd);
             errno = e;

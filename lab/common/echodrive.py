@@ -128,31 +128,24 @@ def perf_works():
     return perf if p.returncode == 0 and "Summary of events" in p.stderr else None
 
 
-def attach(a, pid, out):
-    """Starts the tracer on every thread of PID and returns (tracer process, tool, table
-    reader) once it is attached. perf trace counts from the kernel's syscall tracepoints
-    and never stops the server; strace stops it twice per call (tens of us), which slows
-    every turn and so changes how many requests share one (at 1000 connections x 4 KiB a
-    turn under strace held 9-40 requests from run to run, under perf trace about 40).
-    strace serves where perf cannot trace (not installed, perf_event_open refused)."""
-    threads = len(os.listdir(f"/proc/{pid}/task"))
-    perf = perf_works() if a.tracer in ("auto", "perf") else None
-    if a.tracer == "perf" and not perf:
-        skip("perf trace cannot trace here (--tracer perf)")
-    if perf:
-        st = subprocess.Popen([perf, "trace", "-s", "-o", out, "-p", str(pid)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 10
-        while perf_fds(st.pid) < 2 * threads and st.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)  # a sys_enter and a sys_exit event per thread
-        if st.poll() is None and perf_fds(st.pid) >= 2 * threads:
+def attach_perf(perf, pid, threads, out):
+    """`perf trace -s` on every thread of PID once its events are open; None if it does
+    not get there (it exits, or 10 s pass)."""
+    st = subprocess.Popen([perf, "trace", "-s", "-o", out, "-p", str(pid)], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while st.poll() is None and time.monotonic() < deadline:
+        if perf_fds(st.pid) >= 2 * threads:  # a sys_enter and a sys_exit event per thread
             time.sleep(0.2)  # the events are enabled once all are open
-            return st, "perf trace", perf_table
-        print(f"echodrive: perf trace did not attach to {threads} threads; strace counts", file=sys.stderr)
-        st.kill()
-        st.wait()
-        if a.tracer == "perf":
-            skip("perf trace did not attach (--tracer perf)")
+            return st
+        time.sleep(0.01)
+    st.kill()
+    st.wait()
+    return None
+
+
+def attach_strace(pid, threads, out):
+    """`strace -f -c` on every thread of PID, once it says each is attached."""
     strace = shutil.which("strace")
     if not strace:
         skip("neither perf trace nor strace can count system calls here")
@@ -169,7 +162,27 @@ def attach(a, pid, out):
         elif "attached" in line:
             attached += 1
     time.sleep(0.05)
-    return st, "strace", strace_table
+    return st
+
+
+def attach(a, pid, out):
+    """Starts the tracer on every thread of PID and returns (tracer process, tool, table
+    reader) once it is attached. perf trace counts from the kernel's syscall tracepoints
+    and never stops the server; strace stops it twice per call (tens of us), which slows
+    every turn and so changes how many requests share one (at 1000 connections x 4 KiB a
+    turn under strace held 9-40 requests from run to run, under perf trace about 40).
+    strace serves where perf cannot trace (not installed, perf_event_open refused)."""
+    threads = len(os.listdir(f"/proc/{pid}/task"))
+    if a.tracer in ("auto", "perf"):
+        perf = perf_works()
+        st = attach_perf(perf, pid, threads, out) if perf else None
+        if st:
+            return st, "perf trace", perf_table
+        if a.tracer == "perf":
+            skip("perf trace cannot trace here (--tracer perf)")
+        if perf:
+            print(f"echodrive: perf trace did not attach to {threads} threads; strace counts", file=sys.stderr)
+    return attach_strace(pid, threads, out), "strace", strace_table
 
 
 def counted(a, srv, client, tmp):
