@@ -1045,15 +1045,29 @@ static PyObject *loop_run(LoopObject *l, PyObject *unused)
             ret = NULL;
             break;
         }
+        size_t queued = l->rq_len;
         if (process_pending(l) < 0) {
             ret = NULL;
             break;
         }
+        int from_io = l->rq_len != queued; /* the turn found events or timers */
         if (PyErr_CheckSignals() < 0) {
             ret = NULL;
             break;
         }
         if (run_ready(l) < 0) {
+            ret = NULL;
+            break;
+        }
+        /* A second pass for what the turn's callbacks scheduled: a reader's callback
+         * completes a future, whose task then runs here, before the next wait, not
+         * after a turn of its own (one non-blocking wait and one pass of the loop saved
+         * per awaited event, as uvloop runs its ready queue after libuv's poll phase).
+         * Only after a turn that found something, and only one more generation: a
+         * callback that schedules itself still lets the loop poll between its runs.
+         * FIFO order is unchanged; after stop(), what the callbacks scheduled waits
+         * for the next run, as asyncio documents. */
+        if (from_io && l->rq_len && !l->stopping && !l->closed && run_ready(l) < 0) {
             ret = NULL;
             break;
         }
