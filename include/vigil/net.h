@@ -204,7 +204,10 @@ VIGIL_EXPORT int vigil_sock_shutdown(vigil_loop *loop, vigil_sock *s, int how);
  * callback runs with -ECANCELED, or its result if it finished first), closes the fd,
  * then runs cb (may be NULL). A zero-copy send's release may come after the fd closed
  * (the kernel lets go of the pages then), always before cb. Buffers the program holds
- * stay valid until it puts them back. -EBADF if s is not open (a second close). */
+ * stay valid until it puts them back. -EBADF if s is not open (a second close).
+ * A socket whose file stays open elsewhere (a dup, a forked child's copy) is safe to
+ * close: on epoll vigil deletes its registration before close(), so the file leaves the
+ * loop's set (tests/net/close_dup.c). */
 VIGIL_EXPORT int vigil_sock_close(vigil_loop *loop, vigil_sock *s, vigil_sock_close_cb cb);
 
 #ifdef __cplusplus

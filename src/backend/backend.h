@@ -55,6 +55,13 @@ struct vigil__backend {
     int (*run)(vigil_loop *loop, enum vigil_run_mode mode);
     /* Optional: the fd table moved or grew (slot pointers changed); may be NULL. */
     void (*fd_table_grown)(vigil_loop *loop);
+    /* Optional: vigil is about to close fd, a file it owns whose watchers have all
+     * stopped (vigil__fd_close). A backend whose kernel registration is keyed by the
+     * number drops it now, while the number still names the file: epoll's
+     * EPOLL_CTL_DEL after close() fails (EBADF) and, if a dup or a forked child keeps
+     * the file open, leaves it registered. May be NULL (poll and io_uring: their
+     * registrations end by user data or are rebuilt every turn). */
+    void (*fd_closing)(vigil_loop *loop, int fd);
 };
 
 extern const struct vigil__backend vigil__backend_epoll;

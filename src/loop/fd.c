@@ -136,6 +136,15 @@ int vigil__fd_pollable(int fd)
     return 0;
 }
 
+void vigil__fd_close(vigil_loop *loop, int fd)
+{
+    if (fd < 0)
+        return;
+    if (fd < loop->nfds && loop->fds[fd].nwatch == 0 && loop->backend && loop->backend->fd_closing)
+        loop->backend->fd_closing(loop, fd);
+    close(fd);
+}
+
 /* ------------------------------------------------------------- fd watchers */
 
 static int io_start(vigil_loop *loop, vigil_io *pub, int fd, uint32_t events, vigil_io_cb cb, uint32_t state)

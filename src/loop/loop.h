@@ -176,6 +176,10 @@ void vigil__fd_failed(vigil_loop *loop, int fd, int err);
  * always ready): backends that do not get this from the kernel call it for new
  * registrations, so every backend gives the same result. One fstat. */
 int vigil__fd_pollable(int fd);
+/* close(fd) for a file vigil owns (a socket of <vigil/net.h>) whose watchers have all
+ * stopped: the backend drops its registration first (epoll: EPOLL_CTL_DEL now, not
+ * after the close), so a dup'd or inherited file is not left in the set. */
+void vigil__fd_close(vigil_loop *loop, int fd);
 /* Puts fd back on the dirty list if its watchers want something other than what is
  * applied (or it must be registered afresh). */
 void vigil__fd_mark_dirty(vigil_loop *loop, int fd);

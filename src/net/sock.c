@@ -887,7 +887,7 @@ void vigil__net_close_maybe(vigil_loop *loop, struct vigil__net *n, struct vigil
      * The program hears of the close once the notifications came, so that every
      * release callback runs before the close callback. */
     if (s->fd >= 0)
-        close(s->fd);
+        vigil__fd_close(loop, s->fd); /* on epoll: its registration goes first */
     s->fd = -1;
     if (s->ops)
         return;
