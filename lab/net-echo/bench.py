@@ -10,8 +10,8 @@ libevent bufferevents, libev ev_io watchers, and vigil's own examples/echo_serve
 its uring and epoll backends (VIGIL_BACKEND). Records per server and point:
 requests_per_s, server_cpu_ns_per_request (every thread of the server process, read
 from /proc around the window), rtt_us (p50/p99 over round trips), client_busy, and from
-separate, untimed runs under `perf trace -s` (strace where perf cannot trace; three per
-server and point, the median), syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
+separate, untimed runs under `perf trace -s` (strace where perf cannot trace; the
+median of three per server at 1 connection and of five from 100 up), syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
 run.py pools the rounds: seven short rounds, requests_per_s, server CPU and client_busy
 as their median (echodrive.py), rtt_us over every round trip."""
 import os
@@ -56,11 +56,16 @@ def plan(ctx):
         cmd=_cmd(ctx, s, pt) + ["--seconds", secs, "--warmup", warm],
         label=f"round {r + 1}/{n_rounds}: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=secs + warm + 0.4))
     # the counting runs: untimed, after every timed round; 30 requests per connection (at
-    # least 3,000), three runs per server and point (median: how many requests share a
-    # turn depends on how client and server fall into step, which varies between runs)
-    reps = 1 if ctx.quick else 3
+    # least 3,000); per server and point the median of three runs at 1 connection (the
+    # count is exact there: one turn per request) and of five from 100 up, where how many
+    # requests share a turn depends on how client and server fall into step: a run falls
+    # into a phase of smaller turns now and then, for either io_uring server (of three
+    # runs, two such made the median of 20261126T221345Z 0.08 instead of 0.025)
+    reps = 1 if ctx.quick else 5
     for rep in range(reps):
         for pt in POINTS:
+            if rep >= 3 and pt[0] == 1:
+                continue
             n = max(1000, 3 * pt[0]) if ctx.quick else max(3000, 30 * pt[0])
             for s in SYSTEMS:
                 steps.append(dict(cmd=_cmd(ctx, s, pt) + ["--count", n, "--warmup", warm],
