@@ -173,9 +173,11 @@ struct vigil_io {
  * kernel with the next turn's batch.
  *
  * Closing a watched fd is safe: vigil never delivers an event to a watcher of another
- * file. Stop the watcher before close(): on epoll, a file that was dup'd or inherited
- * stays registered after close(); vigil notices its stray events and rebuilds its epoll
- * set without it, which costs one epoll_ctl per watched fd. */
+ * file. Stop the watcher before close(). On epoll a stop reaches the kernel with the
+ * next turn, after the close: a file that was dup'd or inherited then stays registered,
+ * and vigil, seeing its stray events, rebuilds its epoll set without it (one epoll_ctl
+ * per watched fd). Sockets handed to vigil_sock_open (<vigil/net.h>) do not have this
+ * cost: vigil closes them itself and deletes the registration first. */
 VIGIL_EXPORT int vigil_io_start(vigil_loop *loop, vigil_io *w, int fd, uint32_t events, vigil_io_cb cb);
 /* Changes the mask of a started watcher. Unchanged masks cost nothing. */
 VIGIL_EXPORT int vigil_io_modify(vigil_loop *loop, vigil_io *w, uint32_t events);
