@@ -298,6 +298,76 @@ def test_transport_socket_closed_underneath(loop):
     loop.run_until_complete(main())
 
 
+def _epoll_holds(ino):
+    """How many registrations of the file with inode ino the epoll sets of this process
+    hold: the kernel lists each in /proc/self/fdinfo/<epoll fd> as a "tfd:" line that
+    names the file's inode (hex)."""
+    n = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") != "anon_inode:[eventpoll]":
+                continue
+            with open(f"/proc/self/fdinfo/{fd}") as f:
+                info = f.read()
+        except OSError:
+            continue
+        n += sum(1 for ln in info.splitlines() if ln.startswith("tfd:") and f" ino:{ino:x} " in ln)
+    return n
+
+
+def test_transport_close_leaves_no_epoll_registration(loop):
+    """A closed transport's socket leaves the loop's epoll set even while another fd keeps
+    the file open (an os.dup here; a forked child's copy in real programs). The transport
+    hands vigil a dup of the socket, so with the registration deleted after close() (as
+    before 8543947) the file stayed in the set until an event on it made the loop rebuild
+    the set."""
+    lost = loop.create_future()
+    got = []
+    held = []
+
+    class P(asyncio.Protocol):
+        def connection_made(self, tr):
+            self.tr = tr
+
+        def data_received(self, data):
+            got.append(data)
+            if data == b"bye":
+                self.tr.close()  # from the receive callback: the fd closes in this turn
+            elif loop.backend == "epoll":
+                held.append(_epoll_holds(ino))  # the check sees a registration that is there
+
+        def connection_lost(self, exc):
+            if not lost.done():
+                lost.set_result(exc)
+
+    a, b = socket.socketpair()
+    keep = os.dup(a.fileno())
+    ino = os.fstat(a.fileno()).st_ino
+
+    async def main():
+        await loop.create_connection(P, sock=a)
+        b.send(b"x")
+        while not got:
+            await asyncio.sleep(0.005)
+        b.send(b"bye")
+        assert await asyncio.wait_for(lost, 5) is None
+        for _ in range(3):  # a few turns, nothing arriving on the still-open file
+            await asyncio.sleep(0.01)
+        after_close = _epoll_holds(ino)
+        b.send(b"more")  # its bytes must reach nobody
+        await asyncio.sleep(0.05)
+        return after_close
+
+    try:
+        assert loop.run_until_complete(main()) == 0
+        assert got == [b"x", b"bye"]
+        assert held == ([1] if loop.backend == "epoll" else [])
+        assert _epoll_holds(ino) == 0
+    finally:
+        os.close(keep)
+        b.close()
+
+
 def _pair_servers(loop, server_proto):
     async def mk():
         srv = await loop.create_server(server_proto, "127.0.0.1", 0)
