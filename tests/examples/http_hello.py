@@ -10,12 +10,27 @@ once per backend (VIGIL_BACKEND)."""
 import http.client, os, random, signal, socket, subprocess, sys, time
 
 binary = sys.argv[1]
-srv = socket.socket(); srv.bind(("127.0.0.1", 0)); port = srv.getsockname()[1]; srv.close()
 LINGER_S = 1.0
-proc = subprocess.Popen([binary, str(port), str(int(LINGER_S * 1000))], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def start():
+    """The server on a port that was free a moment ago: a test running beside this one
+    may take it first (listen fails, EADDRINUSE), then another port is tried."""
+    for _ in range(5):
+        srv = socket.socket(); srv.bind(("127.0.0.1", 0)); port = srv.getsockname()[1]; srv.close()
+        proc = subprocess.Popen([binary, str(port), str(int(LINGER_S * 1000))], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        if proc.stdout.readline().strip() == "ready":
+            return proc, port
+        err = proc.communicate(timeout=10)[1]
+        if "Address already in use" not in err:
+            raise AssertionError(f"server did not start: {err.strip()}")
+    raise AssertionError("server did not start: every port tried was taken")
+
+
+proc, port = start()
 ok = False
 try:
-    assert proc.stdout.readline().strip() == "ready", "server did not start"
 
     def raw(data, chunks=None, timeout=5):
         s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
