@@ -11,7 +11,8 @@ its uring and epoll backends (VIGIL_BACKEND). Records per server and point:
 requests_per_s, server_cpu_ns_per_request (every thread of the server process, read
 from /proc around the window), rtt_us (p50/p99 over round trips), client_busy, and from
 separate, untimed runs under `perf trace -s` (strace where perf cannot trace; the
-median of three per server at 1 connection and of five from 100 up), syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
+median of three per server at 1 connection and of five from 100 up),
+syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
 run.py pools the rounds: seven short rounds, requests_per_s, server CPU and client_busy
 as their median (echodrive.py), rtt_us over every round trip."""
 import os

@@ -286,20 +286,14 @@ static int ep_run(vigil_loop *loop, enum vigil_run_mode mode)
     return vigil__run(loop, mode, epoll_turn, false);
 }
 
-/* vigil closes fd next (its watchers have stopped; the stop is still on the dirty list):
- * delete the registration while the number names the file. The dirty entry then finds
- * nothing to do. One epoll_ctl, the one apply() would have made after the close, where
- * it failed with EBADF and left a dup'd file registered (a stray event and a rebuild of
- * the whole set later). */
+/* vigil closes fd next (its watchers have stopped, so slot->wanted is 0; the stop is
+ * still on the dirty list): apply that stop now, while the number names the file (one
+ * EPOLL_CTL_DEL if anything is registered). The dirty entry then finds nothing to do.
+ * Applied after the close, as the turn would, the DEL failed with EBADF and left a
+ * dup'd file registered (a stray event and a rebuild of the whole set later). */
 static void ep_fd_closing(vigil_loop *loop, int fd)
 {
-    struct epoll_state *state = loop->bk;
-    struct vigil__fd *slot = &loop->fds[fd];
-    if (slot->bk.epoll_mask)
-        ctl(state->epfd, EPOLL_CTL_DEL, fd, 0, 0);
-    slot->bk.epoll_mask = 0;
-    slot->applied = 0;
-    slot->reset = 0;
+    apply(loop, loop->bk, fd);
 }
 
 const struct vigil__backend vigil__backend_epoll = {
