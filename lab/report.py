@@ -11,14 +11,14 @@ otherwise the report draws a grouped bar chart (median, p99 as an error mark). A
 that takes a third argument, targets, gets the benchmark's targets with their thresholds
 in this run (plotting.target_marks draws them).
 
-The report opens with one summary table, the claims at a glance: each target the issues
-set, vigil's figure, the best peer's figure measured in the same run, the ratio and
-whether the target holds. The targets and their verdicts come from the project's
-checker, ../shared/targets.py (beside the repository; --targets names another file):
-report.py imports it by path and runs its checks on these records, reading the figures
-each check compares as it computes them. Without the checker (a fresh clone) the summary
-gives, per benchmark and metric, vigil's best figure and the best other system's, and
-says that no targets were checked.
+The report opens with one summary table, the claims at a glance: each of the project's
+claims (lab/claims.py, in the repository), the systems it compares, vigil's figure, the
+threshold it must meet in this run, the ratio to the peer and the verdict (holds, falls
+short, not measured), grouped by benchmark under the seed figure it reproduces. When the
+issues' checker is there (../shared/targets.py beside the repository; --targets names
+another file), a second table gives its targets and verdicts: report.py imports it by
+path and runs its checks on these records, reading the figures each check compares as
+it computes them.
 Needs matplotlib (python3-matplotlib, /usr/bin/python3); without it the report has
 tables only.
 """
@@ -34,6 +34,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run as lab  # noqa: E402  (discovery and tables are shared with the runner; puts lab/common on sys.path)
+import claims as lab_claims  # noqa: E402
 from plotting import series_colors  # noqa: E402
 
 try:
@@ -43,7 +44,6 @@ try:
 except ImportError:  # tables only
     plt = None
 
-LOWER_IS_BETTER_EXCEPT = ("iops", "msgs_per_s", "requests_per_s")
 HERE = os.path.dirname(os.path.abspath(__file__))
 # ../shared/targets.py beside the repository (or beside the folder of git worktrees).
 TARGETS_PY = next((p for p in (os.path.normpath(os.path.join(HERE, *[".."] * n, "shared", "targets.py"))
@@ -54,12 +54,86 @@ UNITS = {"ns_per_op": "ns", "ns_per_turn": "ns", "ns_per_change": "ns", "syscall
          "cpu_ns_per_io": "ns CPU/IO", "cpu_ns_per_wakeup": "ns CPU/wake-up", "error_us": "us",
          "early_count": "early", "msgs_per_s": "msg/s", "rtt_us": "us", "cpu_ns_per_msg": "ns CPU/msg",
          "requests_per_s": "req/s", "server_cpu_ns_per_request": "ns CPU/req",
-         "syscalls_per_request": "calls/req"}
+         "syscalls_per_request": "calls/req", "rss_kib_per_conn": "KiB/conn", "jain_index": "",
+         "late_ms": "ms", "starved_conns": "starved"}
 NUM = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
 STATE = {None: "MISSING", True: "HOLDS", False: "SHORT"}
 
 
-# ---- the summary: claims at a glance -------------------------------------------------
+# ---- the summary: the project's claims ------------------------------------------------
+
+VERDICT_CLASS = {lab_claims.HOLDS: "ok", lab_claims.SHORT: "fail", lab_claims.MISSING: "skip"}
+
+
+def series_figure(v, rec, key):
+    return f"{lab.series_label(rec)}: {fmt_figure(v, rec, key)}"
+
+
+def claim_cells(v):
+    """The cells of one verdict's row: claim, systems, vigil's figure, threshold, ratio."""
+    t = v.claim.test
+    systems = " vs ".join(v.claim.systems()) if t.ref else v.claim.systems()[0]
+    mine = series_figure(v.mine, v.mine_rows[0], t.mine.key) if v.mine is not None and v.mine_rows else None
+    if v.threshold is None:
+        thr = None
+    elif not t.ref:
+        thr = f"{t.op} {fmt_num(v.threshold)}"
+    else:
+        peer = series_figure(v.ref, v.ref_rows[0], t.ref[0].key) if v.ref_rows else fmt_num(v.ref)
+        factor = f"{t.factor:g}x " if t.factor != 1 else ""
+        thr = f"{t.op} {fmt_num(v.threshold)} ({factor}{peer}" + (f" + {t.plus:g}" if t.plus else "") + ")"
+    ratio = f"{v.ratio:.2f}" if v.ratio is not None else None
+    return v.claim.text, systems, mine, thr, ratio
+
+
+def claims_html(verdicts, ran):
+    """The summary table of the claims; ran: the benchmarks with records in this run
+    (the claims of the others collapse into one row each)."""
+    h = ["<h2 id=summary>The claims at a glance</h2>",
+         f"<p>{html.escape(lab_claims.summary([v for v in verdicts if v.claim.bench in ran]))} in this run: "
+         "vigil's own claims (<code>lab/claims.py</code>), checked on this run's records. The threshold is the "
+         "claim's factor times the peer's figure measured in the same run (the best of the peers named); "
+         "ratio = vigil / peer. Lower is better except rates (<code>*_per_s</code>), IOPS and Jain's "
+         "fairness index. A claim whose records are missing is not measured, never counted as holding.</p>",
+         "<table class=summary><colgroup><col class=kc><col class=ks><col class=kv><col class=kt>"
+         "<col class=cr><col class=ch></colgroup><tr><th>claim</th><th>systems compared</th><th>vigil</th>"
+         "<th>threshold (peer, same run)</th><th>ratio</th><th>verdict</th></tr>"]
+    for bench in dict.fromkeys(v.claim.bench for v in verdicts):
+        vs = [v for v in verdicts if v.claim.bench == bench]
+        seeds = list(dict.fromkeys(v.claim.seed for v in vs if v.claim.seed))
+        b = html.escape(bench)
+        h.append(f"<tr class=bench><td class=s colspan=6><a href='#{b}'>{b}</a>"
+                 + (f" &mdash; {html.escape(lab_claims.summary(vs))}" if bench in ran else " &mdash; not run")
+                 + "".join(f"<br><span class=fig>reproduces: {html.escape(s)}</span>" for s in seeds) + "</td></tr>")
+        if bench not in ran:
+            h.append(f"<tr class=claim data-bench='{b}' data-state='not run'><td class=s colspan=5>"
+                     f"{len(vs)} claims, not measured: the benchmark did not run</td><td class=skip>not run</td></tr>")
+            continue
+        for v in vs:
+            cells = "".join(f"<td class=s>{html.escape(c) if c else '&ndash;'}</td>" for c in claim_cells(v)[:4])
+            ratio = claim_cells(v)[4] or "&ndash;"
+            h.append(f"<tr class=claim data-bench='{b}' data-state='{v.state}'>{cells}<td>{ratio}</td>"
+                     f"<td class={VERDICT_CLASS[v.state]}>{v.state}</td></tr>")
+    h.append("</table>")
+    return "".join(h)
+
+
+def plot_marks(verdicts):
+    """Per benchmark, the thresholds of its comparative claims, for plot(rows, ax, targets)."""
+    marks = {}
+    for v in verdicts:
+        t = v.claim.test
+        if not t.ref or v.threshold is None or t.absolute or not v.mine_rows:
+            continue
+        r = v.mine_rows[0]
+        marks.setdefault(v.claim.bench, []).append({
+            "metric": t.mine.metric, "key": t.mine.key, "value": v.threshold, "holds": v.state == lab_claims.HOLDS,
+            "name": v.claim.text, "system": r.get("system"), "case": r.get("case"),
+            "params": {k: r[k] for k in lab.PARAM_KEYS + ("engine", "backend") if k in r}})
+    return marks
+
+
+# ---- the issues' targets (../shared/targets.py, when it is there) ----------------------
 
 def load_targets(path):
     """The checker module loaded from its file (it is no package), or None."""
@@ -126,7 +200,7 @@ def claim_row(bench, name, holds, figure, pool):
     compared, found among the values the check computed (pool: (value, key, record))."""
     fig = str(figure).strip()
     row = {"bench": bench, "name": name, "claim": claim_sentence(bench, name), "state": STATE[holds],
-           "holds": holds, "figure": fig, "vigil": None, "peer": None, "ratio": None, "target": None}
+           "holds": holds, "figure": fig, "vigil": None, "peer": None, "ratio": None}
     vig = [p for p in pool if is_vigil(p[2])]
     peers = [p for p in pool if not is_vigil(p[2])]
 
@@ -164,12 +238,6 @@ def claim_row(bench, name, holds, figure, pool):
         row["peer"] = f"{lab.series_label(pr)}: {fmt_figure(p, pr, pk)}"
         if row["ratio"] is None and p:
             row["ratio"] = v / p
-        fm = re.search(r"(?:<=|>=|<|>)\s*(?:(\d+(?:\.\d+)?)x\s)?", name)
-        if fm and " + " not in name:
-            row["target"] = {"metric": vr.get("metric"), "key": vk, "value": float(fm.group(1) or 1.0) * p,
-                             "holds": holds, "name": name, "system": vr.get("system"), "case": vr.get("case"),
-                             "params": {k: vr[k] for k in lab.PARAM_KEYS + ("gap_us", "conns", "engine", "backend")
-                                        if k in vr}}
     elif holds is not None and not comparative(name):
         row["vigil"] = fig  # an absolute target: the figure is vigil's
     return row
@@ -216,46 +284,16 @@ def claims_from_targets(tmod, rows):
     return out
 
 
-def claims_without_targets(rows):
-    """No checker: per benchmark and metric, vigil's best figure and the best other
-    system's (best over every case and parameter), with no target."""
-    out = []
-    for bench in dict.fromkeys(r.get("bench") for r in rows):
-        brows = [r for r in rows if r.get("bench") == bench]
-        for metric in dict.fromkeys(r.get("metric") for r in brows):
-            ms = [r for r in brows if r.get("metric") == metric and "value" in r]
-            pick = max if metric in LOWER_IS_BETTER_EXCEPT else min
-            v = pick((r for r in ms if is_vigil(r)), key=lambda r: float(r["value"]), default=None)
-            p = pick((r for r in ms if not is_vigil(r)), key=lambda r: float(r["value"]), default=None)
-            row = {"bench": bench, "name": f"{bench} {metric}", "state": "-", "holds": None, "target": None,
-                   "claim": f"{metric}: best of each side ({'higher' if pick is max else 'lower'} is better).",
-                   "vigil": None, "peer": None, "ratio": None, "figure": ""}
-            if v:
-                row["vigil"] = f"{lab.series_label(v)}: {fmt_figure(float(v['value']), v, 'value')}"
-            if p:
-                row["peer"] = f"{lab.series_label(p)}: {fmt_figure(float(p['value']), p, 'value')}"
-            if v and p and float(p["value"]):
-                row["ratio"] = float(v["value"]) / float(p["value"])
-            out.append(row)
-    return out
-
-
-def summary_html(claims, with_targets, targets_path, present):
-    h = ["<h2 id=summary>The claims at a glance</h2>"]
-    if with_targets:
-        held = sum(1 for c in claims if c["state"] == "HOLDS")
-        h.append(f"<p>{held} of {len(claims)} targets hold in this run (the issues' targets, as "
-                 f"<code>{html.escape(os.path.basename(targets_path))}</code> checks them). vigil's figure and the "
-                 "best peer's are the two the target compares, measured in this run; ratio = vigil / peer "
-                 "(lower is better except IOPS, messages and requests per second).</p>")
-    else:
-        h.append(f"<p class=skip>No targets checked: the checker <code>{html.escape(targets_path)}</code> is "
-                 f"{'not a targets checker' if present else 'not there'} (it lives beside the repository, in "
-                 "../shared/). Below: per benchmark and metric, vigil's best figure and the best other "
-                 "system's in this run; ratio = vigil / other.</p>")
+def targets_html(claims, targets_path):
+    h = ["<h2 id=targets>The issues' targets</h2>"]
+    held = sum(1 for c in claims if c["state"] == "HOLDS")
+    h.append(f"<p>{held} of {len(claims)} targets hold in this run (the issues' targets, as "
+             f"<code>{html.escape(os.path.basename(targets_path))}</code> beside the repository checks them). "
+             "vigil's figure and the best peer's are the two the target compares, measured in this run; "
+             "ratio = vigil / peer.</p>")
     h.append("<table class=summary><colgroup><col class=cb><col class=cc><col class=cv><col class=cp>"
-             "<col class=cr><col class=ch></colgroup><tr><th>benchmark</th><th>claim</th><th>vigil</th>"
-             "<th>best peer, same run</th><th>ratio</th><th>target</th></tr>")
+             "<col class=cr><col class=ch></colgroup><tr><th>benchmark</th><th>target</th><th>vigil</th>"
+             "<th>best peer, same run</th><th>ratio</th><th>verdict</th></tr>")
     for c in claims:
         ratio = f"{c['ratio']:.2f}" if isinstance(c.get("ratio"), float) else "&ndash;"
         vig = html.escape(c["vigil"]) if c.get("vigil") else "&ndash;"
@@ -263,7 +301,7 @@ def summary_html(claims, with_targets, targets_path, present):
         if not c.get("vigil") and not c.get("peer") and c.get("figure") and c.get("ratio") is None:
             vig = f"<span class=fig>{html.escape(c['figure'])}</span>"
         cls = {"HOLDS": "ok", "SHORT": "fail", "MISSING": "skip"}.get(c["state"], "")
-        h.append(f"<tr class=claim data-name='{html.escape(c['name'])}' data-state='{c['state']}'>"
+        h.append(f"<tr class=target data-name='{html.escape(c['name'])}' data-state='{c['state']}'>"
                  f"<td class=s><a href='#{html.escape(str(c['bench']))}'>{html.escape(str(c['bench']))}</a></td>"
                  f"<td class=s>{html.escape(c['claim'])}</td><td class=s>{vig}</td><td class=s>{peer}</td>"
                  f"<td>{ratio}</td><td class={cls}>{c['state']}</td></tr>")
@@ -315,7 +353,7 @@ def default_plot(fig, rows, param_keys):
         ax.set_xticks(range(len(params)))
         ax.set_xticklabels([lab.param_label(p) for p in params], fontsize=8,
                            rotation=20 if len(params) > 4 else 0)
-        better = "higher" if metric in LOWER_IS_BETTER_EXCEPT else "lower"
+        better = "higher" if lab_claims.higher_is_better(metric) else "lower"
         ax.set_ylabel(f"{metric} ({better} is better)", fontsize=8)
         pos = [v for v in vals if v > 0]
         if pos and max(pos) / min(pos) > 30:
@@ -394,18 +432,15 @@ td,th{border:1px solid #ddd;padding:2px 6px;text-align:right;overflow-wrap:anywh
 table.fig th{font-weight:normal;background:#f4f4f4}
 table.summary{width:100%;table-layout:fixed;font-size:80%} table.summary td{vertical-align:top}
 col.cb{width:8%} col.cc{width:38%} col.cv{width:19%} col.cp{width:19%} col.cr{width:6%} col.ch{width:10%}
+col.kc{width:30%} col.ks{width:14%} col.kv{width:18%} col.kt{width:22%} tr.bench td{background:#f4f4f4}
 .ok{color:#080;font-weight:bold} .fig{color:#555}
 .metric{font-weight:bold;margin:.6em 0 0} .steps{font-size:85%;color:#555}
 .fail{color:#b00} .skip{color:#a60}
 """
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="folder of results.jsonl (build/lab)")
-    ap.add_argument("--targets", default=TARGETS_PY, help=f"the targets checker (default {TARGETS_PY})")
-    a = ap.parse_args(argv)
-    out = os.path.abspath(a.out)
+def load_run(out):
+    """(records, run.json's status, the run's meta) of the results folder."""
     rows = load(os.path.join(out, "results.jsonl"))
     status = {}
     try:
@@ -414,12 +449,18 @@ def main(argv):
     except (OSError, ValueError):
         pass
     meta = status.get("meta") or {k: (rows[0].get(k) if rows else "?") for k in lab.RUN_KEYS}
-    mods = {m.NAME: (d, m) for d, m in lab.discover()}
+    return rows, status, meta
+
+
+def bench_order(rows, status):
+    """The benchmarks in the order they ran, then any others the records name."""
     order = [b["name"] for b in status.get("benchmarks", [])]
     order += [r["bench"] for r in rows if r.get("bench") not in order]
-    order = list(dict.fromkeys(order))
-    steps_of = {b["name"]: b for b in status.get("benchmarks", [])}
+    return list(dict.fromkeys(order))
 
+
+def head_html(meta, status, order):
+    """The page's head: machine, kernel, date, run id, source, load, mode, the links."""
     h = [f"<!doctype html><meta charset=utf-8><title>vigil lab {html.escape(str(meta.get('run')))}</title>",
          f"<style>{CSS}</style><h1>vigil lab report</h1><table class=meta>"]
     for k, label in (("machine", "Machine"), ("kernel", "Kernel"), ("date", "Date (UTC)"), ("run", "Run id")):
@@ -433,7 +474,7 @@ def main(argv):
     if status.get("quick"):
         h.append("<tr><td>Mode</td><td><b>quick</b> (QUICK=1: short runs, figures are indicative)</td></tr>")
     h.append("</table><p class=meta>Medians and p99s over batches; systems measured in alternation "
-             "in this one run. Lower is better except iops, msgs_per_s and requests_per_s. Raw records: "
+             "in this one run. Lower is better except rates (*_per_s), iops and jain_index. Raw records: "
              "<a href='results.jsonl'>results.jsonl</a>; steps: <a href='run.json'>run.json</a>, "
              "<a href='run.log'>run.log</a>.</p>")
     if status.get("interrupted"):
@@ -441,68 +482,93 @@ def main(argv):
     h.append("<p>" + " &middot; ".join(f"<a href='#{html.escape(n)}'>{html.escape(n)}</a>" for n in order) + "</p>")
     if not plt:
         h.append("<p class=fail>matplotlib is missing (apt-get install python3-matplotlib): tables only.</p>")
-    tmod, why = None, None
-    try:
-        tmod = load_targets(a.targets)
-    except Exception as e:  # a broken checker must not cost the report
-        why = f"the checker failed to load: {e!r}"
-    claims = None
-    if tmod:
-        try:
-            claims = claims_from_targets(tmod, rows)
-        except Exception as e:
-            why, tmod = f"the checker failed on these records: {e!r}", None
-    if claims is None:
-        claims = claims_without_targets(rows)
-    if why:
-        h.append(f"<p class=fail>{html.escape(why)}</p>")
-    h.append(summary_html(claims, tmod is not None, a.targets, os.path.exists(a.targets or "")))
-    targets_of = {}
-    for c in claims:
-        if c.get("target"):
-            targets_of.setdefault(c["bench"], []).append(c["target"])
+    return h
 
+
+def targets_section(rows, targets_path):
+    """The issues' targets table, when their checker is there; [] otherwise."""
+    try:
+        tmod = load_targets(targets_path)
+    except Exception as e:  # a broken checker must not cost the report
+        return [f"<p class=fail>{html.escape(f'the checker failed to load: {e!r}')}</p>"]
+    if not tmod:
+        return []
+    try:
+        return [targets_html(claims_from_targets(tmod, rows), targets_path)]
+    except Exception as e:
+        return [f"<p class=fail>{html.escape(f'the checker failed on these records: {e!r}')}</p>"]
+
+
+def steps_html(st):
+    """A benchmark's step count and time, and the steps that did not pass."""
+    bad = [s for s in st.get("steps", []) if s.get("status") != "pass"]
+    seen, items = set(), []
+    for s in bad:
+        key = (s["status"], s.get("note"))
+        if key in seen and s["status"] == "skip":
+            continue
+        seen.add(key)
+        items.append(f"<li class={s['status']}>{html.escape(s['label'])}: {s['status']}"
+                     f"{': ' + html.escape(s.get('note') or '') if s.get('note') else ''}</li>")
+    h = [f"<p class=steps>{len(st.get('steps', []))} steps in {st.get('seconds', '?')} s"
+         f"{'; not passed:' if bad else '.'}</p>"]
+    if items:
+        h.append("<ul class=steps>" + "".join(items) + "</ul>")
+    return h
+
+
+def bench_html(name, mod, brows, out, marks, verdicts, st):
+    """One benchmark's section: title, plot beside the seed's claim, its claims' count,
+    table of figures, steps."""
+    title = getattr(mod, "TITLE", "") if mod else ""
+    seed = getattr(mod, "SEED", "") if mod else ""
+    param_keys = getattr(mod, "PARAMS", lab.PARAM_KEYS) if mod else lab.PARAM_KEYS
+    h = [f"<div class=bench id='{html.escape(name)}'><h2>{html.escape(name)} "
+         "<a class=steps href='#summary'>(summary)</a></h2>"
+         f"<p>{html.escape(title)}</p><div class=row>"]
+    note = None
+    if brows and plt:
+        png = f"{name}.png"
+        try:
+            note = draw(name, mod, brows, os.path.join(out, png), marks)
+            h.append(f"<img src='{html.escape(png)}' alt='{html.escape(name)} plot'>")
+        except Exception as e:
+            note = f"no plot: {e!r}"
+    elif not brows:
+        h.append("<p class=fail>No records in this run.</p>")
+    h.append(f"<div class=seed><b>Seed claim</b><br>{html.escape(seed) or '(none given)'}")
+    if verdicts:
+        h.append(f"<p><a href='#summary'>Claims</a>: {html.escape(lab_claims.summary(verdicts))}.</p>")
+    if note:
+        h.append(f"<p class=fail>{html.escape(note)}</p>")
+    h.append("</div></div>")
+    if brows:
+        h.append(html_table(brows, param_keys))
+    if st:
+        h += steps_html(st)
+    h.append("</div>")
+    return h
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, help="folder of results.jsonl (build/lab)")
+    ap.add_argument("--targets", default=TARGETS_PY, help=f"the issues' targets checker (default {TARGETS_PY})")
+    a = ap.parse_args(argv)
+    out = os.path.abspath(a.out)
+    rows, status, meta = load_run(out)
+    order = bench_order(rows, status)
+    verdicts = lab_claims.check(rows)
+    ran = {r.get("bench") for r in rows}
+    h = head_html(meta, status, order)
+    h.append(claims_html(verdicts, ran))
+    h += targets_section(rows, a.targets)
+    marks = plot_marks(verdicts)
+    mods = {m.NAME: m for _, m in lab.discover()}
+    steps_of = {b["name"]: b for b in status.get("benchmarks", [])}
     for name in order:
-        folder, mod = mods.get(name, (name, None))
-        brows = [r for r in rows if r.get("bench") == name]
-        title = getattr(mod, "TITLE", "") if mod else ""
-        seed = getattr(mod, "SEED", "") if mod else ""
-        param_keys = getattr(mod, "PARAMS", lab.PARAM_KEYS) if mod else lab.PARAM_KEYS
-        h.append(f"<div class=bench id='{html.escape(name)}'><h2>{html.escape(name)} "
-                 "<a class=steps href='#summary'>(summary)</a></h2>"
-                 f"<p>{html.escape(title)}</p><div class=row>")
-        note = None
-        if brows and plt:
-            png = f"{name}.png"
-            try:
-                note = draw(name, mod, brows, os.path.join(out, png), targets_of.get(name, ()))
-                h.append(f"<img src='{html.escape(png)}' alt='{html.escape(name)} plot'>")
-            except Exception as e:
-                note = f"no plot: {e!r}"
-        elif not brows:
-            h.append("<p class=fail>No records in this run.</p>")
-        h.append(f"<div class=seed><b>Seed claim</b><br>{html.escape(seed) or '(none given)'}")
-        if note:
-            h.append(f"<p class=fail>{html.escape(note)}</p>")
-        h.append("</div></div>")
-        if brows:
-            h.append(html_table(brows, param_keys))
-        st = steps_of.get(name)
-        if st:
-            bad = [s for s in st.get("steps", []) if s.get("status") != "pass"]
-            seen, items = set(), []
-            for s in bad:
-                key = (s["status"], s.get("note"))
-                if key in seen and s["status"] == "skip":
-                    continue
-                seen.add(key)
-                items.append(f"<li class={s['status']}>{html.escape(s['label'])}: {s['status']}"
-                             f"{': ' + html.escape(s.get('note') or '') if s.get('note') else ''}</li>")
-            h.append(f"<p class=steps>{len(st.get('steps', []))} steps in {st.get('seconds', '?')} s"
-                     f"{'; not passed:' if bad else '.'}</p>")
-            if items:
-                h.append("<ul class=steps>" + "".join(items) + "</ul>")
-        h.append("</div>")
+        h += bench_html(name, mods.get(name), [r for r in rows if r.get("bench") == name], out,
+                        marks.get(name, ()), [v for v in verdicts if v.claim.bench == name], steps_of.get(name))
     with open(os.path.join(out, "report.html"), "w") as f:
         f.write("\n".join(h))
     print(f"lab: report in {os.path.join(out, 'report.html')}", file=sys.stderr)

@@ -9,7 +9,13 @@ the machine's two cores -- with progress on stderr. Each step's stdout is JSON r
 one per line; run.py adds "run", "kernel", "machine" and "date" to each, pools the
 rounds of each series (lab/common/rounds.py, see README), writes
 <out>/results.jsonl (replaced by every invocation, so a file never mixes runs), prints
-one table per benchmark and calls report.py for <out>/report.html and its plots.
+one table per benchmark, then the verdicts of the project's claims on the benchmarks it
+ran (lab/claims.py), and calls report.py for <out>/report.html and its plots.
+
+Each benchmark has a time budget for a full run (BUDGET_S below, or BUDGET_S in its
+bench.py), printed at the start; a benchmark that runs past 1.5x its budget has its
+remaining steps skipped and counted as failed, so one benchmark cannot eat the lab's
+45 minutes.
 
 Exit status: 0 when every step passed or skipped, 1 when a step failed (the run goes
 on after a failure), 2 for bad arguments.
@@ -31,11 +37,36 @@ import time
 LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(LAB, "common"))  # rounds, count, plotting: shared by every bench.py
 from rounds import RUN_KEYS, STAT_KEYS, pool  # noqa: E402,F401  (the one way to pool rounds)
+import claims  # noqa: E402  (lab/claims.py: the project's claims)
 
 # Parameter keys of the lab contract (lab/README.md), in the order tables show them. "engine"
 # and "backend" name what was measured (part of the series), not a parameter.
-PARAM_KEYS = ("fds", "active", "changes", "batch", "depth", "delay_us", "msg_bytes", "pattern", "file")
+PARAM_KEYS = ("fds", "active", "changes", "batch", "depth", "delay_us", "msg_bytes", "pattern", "file", "gap_us",
+              "conns", "idle_conns", "inflight", "op", "parent_rss_mb", "workload")
 SKIP_EXIT = 77
+
+# Each benchmark's wall-time budget in a full run, in seconds (QUICK=1 runs are not held to
+# them). Together they stay within DESIGN.md's 45 minutes for the whole lab. A new benchmark
+# adds its line here, or declares BUDGET_S in its bench.py (which wins); one with neither
+# gets its plan's estimate.
+LAB_BUDGET_S = 45 * 60
+BUDGET_S = {
+    "ctl-batch": 60,
+    "file-batch": 210,
+    "http-hello": 90,
+    "iteration": 150,
+    "mq-empty": 30,
+    "mq-full": 45,
+    "mq-lowrate": 80,
+    "mq-pingpong": 50,
+    "net-echo": 720,
+    "py-echo": 480,
+    "py-timers": 100,
+    "qemu-loop": 90,
+    "smallset": 50,
+    "timer-error": 120,
+}
+OVER_BUDGET = 1.5  # past this share of its budget, a benchmark's remaining steps are skipped
 
 
 class Ctx:
@@ -353,7 +384,14 @@ def run_step(step, bin_dir, quick, log, tick=None):
     return "pass", recs, ""
 
 
-def main(argv):
+def budget_s(mod, steps):
+    """The benchmark's time budget for a full run: its bench.py's BUDGET_S, the table's,
+    or its steps' estimate."""
+    b = getattr(mod, "BUDGET_S", None) or BUDGET_S.get(mod.NAME)
+    return float(b) if b else sum(float(s.get("est_s", 5)) for s in steps or [])
+
+
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="folder of the lab's programs (build/rel/lab)")
     ap.add_argument("--out", required=True, help="results folder (build/lab)")
@@ -361,9 +399,12 @@ def main(argv):
     ap.add_argument("--quick", action="store_true", help="about a second per case (QUICK=1)")
     ap.add_argument("--no-report", action="store_true", help="do not call report.py")
     ap.add_argument("--dry-run", action="store_true", help="list the steps and their estimated time, run nothing")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
-    names = [n for n in (a.bench or "").split(",") if n]
+
+def select_benches(arg):
+    """(benchmarks asked for, None) or (None, exit status) after saying what is wrong."""
+    names = [n for n in (arg or "").split(",") if n]
     benches = discover(names)
     if names:
         known = {m.NAME for _, m in discover()} | {d for d, _ in discover()}
@@ -371,136 +412,216 @@ def main(argv):
         if unknown:
             print(f"lab: unknown benchmark {', '.join(unknown)}; known: {' '.join(sorted(known))}",
                   file=sys.stderr)
-            return 2
+            return None, 2
     if not benches:
         print("lab: no benchmarks found (lab/*/bench.py)", file=sys.stderr)
-        return 2 if names else 0
+        return None, 2 if names else 0
+    return benches, None
 
-    bin_dir, out = os.path.abspath(a.bin), os.path.abspath(a.out)
-    os.makedirs(out, exist_ok=True)
-    # Two runs into one folder would mix their records and fight over the machine: the
-    # second waits for the first.
+
+def lock_out(out):
+    """Two runs into one folder would mix their records and fight over the machine: the
+    second waits for the first. Returns the lock's file (held while it is open)."""
     lock = open(os.path.join(out, ".lock"), "w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         print(f"lab: another run is writing {out}; waiting for it", file=sys.stderr)
         fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
+def run_meta():
+    """What every record of this run carries: run id, kernel, machine, date."""
     start = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-    meta = {
+    return {
         "run": start.strftime("%Y%m%dT%H%M%SZ"),
         "kernel": platform.release(),
         "machine": machine_id(),
         "date": start.isoformat().replace("+00:00", "Z"),
     }
 
+
+def make_plans(benches, bin_dir, quick, out):
+    """[(folder, module, scratch dir, steps or None when plan() raised)]."""
     plans = []
     for folder, mod in benches:
         tmp = os.path.join(out, "tmp", folder)
         shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp, exist_ok=True)
-        ctx = Ctx(bin_dir, a.quick, tmp, out)
+        ctx = Ctx(bin_dir, quick, tmp, out)
         try:
             steps = list(mod.plan(ctx))
         except Exception as e:
             print(f"lab: {mod.NAME}: plan() failed: {e!r}", file=sys.stderr)
             steps = None
         plans.append((folder, mod, tmp, steps))
-    total_est = sum(float(s.get("est_s", 5)) for *_, st in plans for s in (st or []))
-    if a.dry_run:
-        for folder, mod, tmp, steps in plans:
-            shutil.rmtree(tmp, ignore_errors=True)
-            est = sum(float(s.get("est_s", 5)) for s in steps or [])
-            print(f"{mod.NAME}: {len(steps or [])} steps, ~{hms(est)}")
-            for s in steps or []:
-                print(f"   {float(s.get('est_s', 5)):6.2f}s  {s.get('label', '')}: {' '.join(map(str, s['cmd']))}")
-        print(f"total ~{hms(total_est)}")
-        shutil.rmtree(os.path.join(out, "tmp"), ignore_errors=True)
-        return 0
+    return plans
 
-    results_path = os.path.join(out, "results.jsonl")
-    results = open(results_path, "w")  # replaced: one file never mixes runs
-    log = open(os.path.join(out, "run.log"), "w")
-    prog = Progress(total_est)
-    prog.say(f"lab: run {meta['run']} on {meta['machine']}, kernel {meta['kernel']}; "
-             f"{len(plans)} benchmark(s), ~{hms(total_est)} estimated{' (quick)' if a.quick else ''}")
-    status = {"meta": meta, "quick": a.quick, "benchmarks": [], "load_start": loadavg(),
-              "commit": source_commit()}
-    failed = 0
-    raw = []
 
-    def flush_bench(mod, tmp):
-        """Pools the benchmark's records, writes them, prints its table."""
-        rows = pool(raw)
-        for r in rows:
-            r.update(meta)
-            results.write(json.dumps(r) + "\n")
-        results.flush()
-        raw.clear()
+def dry_run(plans, total_est, out):
+    for folder, mod, tmp, steps in plans:
         shutil.rmtree(tmp, ignore_errors=True)
+        est = sum(float(s.get("est_s", 5)) for s in steps or [])
+        print(f"{mod.NAME}: {len(steps or [])} steps, ~{hms(est)} (budget {hms(budget_s(mod, steps))})")
+        for s in steps or []:
+            print(f"   {float(s.get('est_s', 5)):6.2f}s  {s.get('label', '')}: {' '.join(map(str, s['cmd']))}")
+    print(f"total ~{hms(total_est)}")
+    shutil.rmtree(os.path.join(out, "tmp"), ignore_errors=True)
+    return 0
+
+
+class Run:
+    """One invocation's running: its records file, log, progress line and status."""
+
+    def __init__(self, a, plans, meta, total_est):
+        self.a, self.plans, self.meta = a, plans, meta
+        self.bin_dir, self.out = os.path.abspath(a.bin), os.path.abspath(a.out)
+        self.results_path = os.path.join(self.out, "results.jsonl")
+        self.results = open(self.results_path, "w")  # replaced: one file never mixes runs
+        self.log = open(os.path.join(self.out, "run.log"), "w")
+        self.prog = Progress(total_est)
+        self.status = {"meta": meta, "quick": a.quick, "benchmarks": [], "load_start": loadavg(),
+                       "commit": source_commit()}
+        self.failed, self.raw, self.cur = 0, [], None
+        self.ran = []  # the benchmarks whose records were written
+
+    def say_start(self, total_est):
+        meta, prog = self.meta, self.prog
+        prog.say(f"lab: run {meta['run']} on {meta['machine']}, kernel {meta['kernel']}; "
+                 f"{len(self.plans)} benchmark(s), ~{hms(total_est)} estimated{' (quick)' if self.a.quick else ''}")
+        if not self.a.quick:
+            budgets = [(mod.NAME, budget_s(mod, steps)) for _, mod, _, steps in self.plans]
+            total = sum(b for _, b in budgets)
+            prog.say("lab: time budgets: " + ", ".join(f"{n} {hms(b)}" for n, b in budgets)
+                     + f" (total {hms(total)}; the whole lab {hms(LAB_BUDGET_S)})")
+
+    def flush_bench(self, mod, tmp):
+        """Pools the benchmark's records, writes them; returns them."""
+        rows = pool(self.raw)
+        for r in rows:
+            r.update(self.meta)
+            self.results.write(json.dumps(r) + "\n")
+        self.results.flush()
+        self.raw.clear()
+        shutil.rmtree(tmp, ignore_errors=True)
+        self.ran.append(mod.NAME)
         return rows
 
-    interrupted, cur = False, None
-    try:
-        for bi, (folder, mod, tmp, steps) in enumerate(plans, 1):
-            bstat = {"name": mod.NAME, "folder": folder, "steps": []}
-            status["benchmarks"].append(bstat)
-            if steps is None:
-                bstat["steps"].append({"label": "plan()", "status": "fail", "note": "plan() raised"})
-                failed += 1
-                continue
-            t_b = time.monotonic()
-            said = set()
-            cur = (mod, tmp)
-            for si, step in enumerate(steps, 1):
-                label = step.get("label") or " ".join(map(str, step["cmd"]))
-                prog.show(f"[{bi}/{len(plans)} {mod.NAME}] step {si}/{len(steps)}: {label}")
-                t0 = time.monotonic()
-                st, recs, note = run_step(step, bin_dir, a.quick, log,
-                                          tick=lambda el: prog.show(prog.text, el))
-                dt = time.monotonic() - t0
-                prog.done_est += float(step.get("est_s", 5))
-                for r in recs:
-                    r.setdefault("bench", mod.NAME)
-                raw.extend(recs)
-                bstat["steps"].append({"label": label, "status": st, "note": note, "seconds": round(dt, 2),
-                                       "records": len(recs)})
-                key = (str(step["cmd"][0]), st, note)
-                if st == "skip" and key in said:
-                    pass  # the same program skipped for the same reason in an earlier round
-                elif st == "skip":
-                    said.add(key)
-                    prog.say(f"[{bi}/{len(plans)} {mod.NAME}] {label}: skipped: {note}")
-                elif st == "fail":
-                    failed += 1
-                    prog.say(f"[{bi}/{len(plans)} {mod.NAME}] {label}: FAILED: {note} (see {log.name})")
-            cur = None
-            rows = flush_bench(mod, tmp)
-            bstat["seconds"] = round(time.monotonic() - t_b, 1)
-            lines = text_tables(mod.NAME, getattr(mod, "TITLE", ""), [r for r in rows if r.get("bench") == mod.NAME],
-                                getattr(mod, "PARAMS", PARAM_KEYS))
-            prog.say("")  # clears the status line
-            print("\n".join(lines), flush=True)
-    except KeyboardInterrupt:
-        # keep what was measured: the records so far, and which steps ran
-        interrupted = True
-        if cur:
-            flush_bench(*cur)
-        prog.say("lab: interrupted")
-        status["interrupted"] = True
-    results.close()
-    log.close()
-    shutil.rmtree(os.path.join(out, "tmp"), ignore_errors=True)
-    status["failed_steps"] = failed
-    status["load_end"] = loadavg()
-    with open(os.path.join(out, "run.json"), "w") as f:
-        json.dump(status, f, indent=1)
+    def step(self, tag, where, mod, step, bstat, said, over):
+        """Runs one step (or skips it when the benchmark is over its budget) and notes it.
+        tag: "[i/n name]"; where: "step i/n"."""
+        prog = self.prog
+        label = step.get("label") or " ".join(map(str, step["cmd"]))
+        t0 = time.monotonic()
+        if over:
+            st, recs, note = "skip", [], over
+        else:
+            prog.show(f"{tag} {where}: {label}")
+            st, recs, note = run_step(step, self.bin_dir, self.a.quick, self.log,
+                                      tick=lambda el: prog.show(prog.text, el))
+        dt = time.monotonic() - t0
+        prog.done_est += float(step.get("est_s", 5))
+        for r in recs:
+            r.setdefault("bench", mod.NAME)
+        self.raw.extend(recs)
+        bstat["steps"].append({"label": label, "status": st, "note": note, "seconds": round(dt, 2),
+                               "records": len(recs)})
+        key = (str(step["cmd"][0]), st, note)
+        if over or (st == "skip" and key in said):
+            pass  # said once for the benchmark; the same program skipped for the same reason before
+        elif st == "skip":
+            said.add(key)
+            prog.say(f"{tag} {label}: skipped: {note}")
+        elif st == "fail":
+            self.failed += 1
+            prog.say(f"{tag} {label}: FAILED: {note} (see {self.log.name})")
 
-    el = time.monotonic() - prog.t0
-    print(f"lab: {hms(el)}; records in {results_path}" + (f"; {failed} step(s) FAILED" if failed else ""),
-          file=sys.stderr)
-    if interrupted:
+    def bench(self, bi, folder, mod, tmp, steps):
+        """Runs one benchmark's steps, writes its records, prints its table."""
+        bstat = {"name": mod.NAME, "folder": folder, "steps": []}
+        self.status["benchmarks"].append(bstat)
+        if steps is None:
+            bstat["steps"].append({"label": "plan()", "status": "fail", "note": "plan() raised"})
+            self.failed += 1
+            return
+        t_b, said = time.monotonic(), set()
+        budget = budget_s(mod, steps)
+        bstat["budget_s"] = budget
+        self.cur = (mod, tmp)
+        tag, over = f"[{bi}/{len(self.plans)} {mod.NAME}]", None
+        for si, step in enumerate(steps, 1):
+            if not over and not self.a.quick and time.monotonic() - t_b > OVER_BUDGET * budget:
+                over = f"not run: the benchmark was past {OVER_BUDGET}x its time budget of {hms(budget)}"
+                bstat["over_budget"] = True
+                self.failed += 1
+                self.prog.say(f"{tag} FAILED: past {OVER_BUDGET}x its time budget ({hms(budget)}); "
+                              f"its {len(steps) - si + 1} remaining steps are skipped")
+            self.step(tag, f"step {si}/{len(steps)}", mod, step, bstat, said, over)
+        self.cur = None
+        rows = self.flush_bench(mod, tmp)
+        bstat["seconds"] = round(time.monotonic() - t_b, 1)
+        lines = text_tables(mod.NAME, getattr(mod, "TITLE", ""), [r for r in rows if r.get("bench") == mod.NAME],
+                            getattr(mod, "PARAMS", PARAM_KEYS))
+        self.prog.say("")  # clears the status line
+        print("\n".join(lines), flush=True)
+
+    def all(self):
+        """Runs every benchmark; False when interrupted (what was measured is kept)."""
+        try:
+            for bi, (folder, mod, tmp, steps) in enumerate(self.plans, 1):
+                self.bench(bi, folder, mod, tmp, steps)
+        except KeyboardInterrupt:
+            # keep what was measured: the records so far, and which steps ran
+            if self.cur:
+                self.flush_bench(*self.cur)
+            self.prog.say("lab: interrupted")
+            self.status["interrupted"] = True
+            return False
+        return True
+
+    def close(self):
+        """Closes the files, writes run.json, says how long the run took."""
+        self.results.close()
+        self.log.close()
+        shutil.rmtree(os.path.join(self.out, "tmp"), ignore_errors=True)
+        self.status["failed_steps"] = self.failed
+        self.status["load_end"] = loadavg()
+        with open(os.path.join(self.out, "run.json"), "w") as f:
+            json.dump(self.status, f, indent=1)
+        el = time.monotonic() - self.prog.t0
+        print(f"lab: {hms(el)}; records in {self.results_path}"
+              + (f"; {self.failed} step(s) FAILED" if self.failed else ""), file=sys.stderr)
+
+
+def print_claims(results_path, benches):
+    """The verdicts of the claims on the benchmarks this run measured."""
+    verdicts = claims.check(claims.load(results_path), benches=set(benches))
+    if verdicts:
+        print("\n".join(claims.text_table(verdicts)), flush=True)
+
+
+def main(argv):
+    a = parse_args(argv)
+    benches, rc = select_benches(a.bench)
+    if benches is None:
+        return rc
+    bin_dir, out = os.path.abspath(a.bin), os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    lock = lock_out(out)  # noqa: F841  (held until the run ends)
+    plans = make_plans(benches, bin_dir, a.quick, out)
+    total_est = sum(float(s.get("est_s", 5)) for *_, st in plans for s in (st or []))
+    if a.dry_run:
+        return dry_run(plans, total_est, out)
+
+    run = Run(a, plans, run_meta(), total_est)
+    run.say_start(total_est)
+    finished = run.all()
+    run.close()
+    if not finished:
         return 130
+    print_claims(run.results_path, run.ran)
+    failed = run.failed
     if not a.no_report:
         r = subprocess.run([sys.executable, os.path.join(LAB, "report.py"), "--out", out])
         if r.returncode != 0:

@@ -13,6 +13,7 @@ import os
 import sys
 
 import plotting
+import pyvenv
 import rounds
 
 NAME = "py-echo"
@@ -31,12 +32,8 @@ WAYS = ("protocol", "streams", "sock")
 POINTS = [(c, m) for c in (1, 100, 1000) for m in (64, 4096)]
 
 
-def _venv(ctx):
-    return os.path.join(os.path.dirname(os.path.abspath(ctx.bin)), "pyvenv-lab")
-
-
 def _cmd(ctx, s, way, point):
-    py = os.path.join(_venv(ctx), "bin", "python")
+    py = pyvenv.python(ctx)
     cmd = [sys.executable or "/usr/bin/python3", DRIVER, "--bench", NAME, "--bin", ctx.bin, "--server", py,
            f"--server-arg={os.path.join(HERE, 'server.py')}", f"--server-arg=--loop={s[0]}",
            f"--server-arg=--way={way}", "--system", s[0], "--case", way, "--conns", point[0],
@@ -49,8 +46,7 @@ def _name(s):
 
 
 def plan(ctx):
-    steps = [dict(cmd=["/bin/bash", os.path.join(COMMON, "pyvenv.sh"), _venv(ctx)], label="venv (uvloop, vigil)",
-                  est_s=60, timeout_s=900)]
+    steps = [pyvenv.step(ctx)]
     n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (4, 0.5, 0.2)
     cells = [(way, c, m) for way in WAYS for c, m in POINTS]
     steps += rounds.alternate(n_rounds, cells, SYSTEMS, lambda r, cell, s: dict(

@@ -6,9 +6,11 @@ clock read just before call_later, plus the delay), signed: negative is early. E
 callback arms the next timer, so a wake-up also pays for the loop around it. Every
 system runs in one Python: the lab's own venv of /usr/bin/python3 (Debian's 3.11),
 made by this benchmark's first step under the build dir with uvloop from PyPI and vigil
-from the tree (lab/py-timers/venv.sh). vigil's loop runs in its default timer mode (not
+from the tree (lab/common/pyvenv.py and pyvenv.sh, shared with py-echo). vigil's loop runs in its default timer mode (not
 precise), once per backend. Systems alternate in rounds; rounds are pooled."""
 import os
+
+import pyvenv
 
 NAME = "py-timers"
 TITLE = "asyncio call_later wake-up error vs delay (us; negative = early)"
@@ -22,15 +24,9 @@ DELAYS_US = [1, 100, 1000, 10000]
 SYSTEMS = [("asyncio", None), ("uvloop", None), ("vigil", "uring"), ("vigil", "epoll"), ("vigil", "poll")]
 
 
-def _venv(ctx):
-    return os.path.join(os.path.dirname(os.path.abspath(ctx.bin)), "pyvenv-lab")
-
-
 def plan(ctx):
-    venv = _venv(ctx)
-    py = os.path.join(venv, "bin", "python")
-    steps = [dict(cmd=["/bin/bash", os.path.join(os.path.dirname(HERE), "common", "pyvenv.sh"), venv], label="venv (uvloop, vigil)",
-                  est_s=60, timeout_s=900)]
+    py = pyvenv.python(ctx)
+    steps = [pyvenv.step(ctx)]
     rounds = 1 if ctx.quick else 3
     k = 0
     for d in DELAYS_US:
