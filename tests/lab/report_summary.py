@@ -5,10 +5,12 @@ summary table says what the records say.
 
   report_summary.py <source root>
 
-1. Without the targets checker (--targets at a missing file): the summary says no
-   targets were checked and has one row per benchmark and metric with vigil's best
-   figure and the best other system's, as computed here from the records.
-2. With ../shared/targets.py (when present beside the repository): the summary has the
+1. Without the targets checker (--targets at a missing file, as on a user's clone): the
+   summary has the project's claims (lab/claims.py) with their verdicts, one row per
+   claim of the benchmarks in the records (claims.check's verdicts, with vigil's figure
+   and the threshold), one "not run" row for each other benchmark, and no issues'
+   targets table.
+2. With ../shared/targets.py (when present beside the repository): a second table has the
    checker's targets, in its order and with its verdicts (targets.py itself is run on
    the same records), and known rows carry the figures of the records they compare.
 3. Every table fits the page: at most 8 columns in a figures table, the summary laid
@@ -27,6 +29,7 @@ src = os.path.abspath(sys.argv[1])
 fixture = os.path.join(src, "tests", "lab", "results.jsonl")
 sys.path.insert(0, os.path.join(src, "lab"))
 import report  # noqa: E402
+import claims  # noqa: E402
 
 fails = []
 
@@ -48,9 +51,18 @@ def render(tmp, targets):
         return f.read()
 
 
+def cells_of(tr):
+    return [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+
+
+def claim_rows(page):
+    return [(b, s, cells_of(tr)) for b, s, tr in
+            re.findall(r"<tr class=claim data-bench='([^']*)' data-state='([^']*)'>(.*?)</tr>", page, re.S)]
+
+
 def summary_rows(page):
     rows = []
-    for tr in re.findall(r"<tr class=claim data-name='([^']*)' data-state='([^']*)'>(.*?)</tr>", page, re.S):
+    for tr in re.findall(r"<tr class=target data-name='([^']*)' data-state='([^']*)'>(.*?)</tr>", page, re.S):
         cells = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr[2], re.S)]
         rows.append({"name": html.unescape(tr[0]), "state": tr[1], "cells": cells,
                      "link": re.search(r"href='#([^']+)'", tr[2]).group(1)})
@@ -74,24 +86,22 @@ records = [json.loads(line) for line in open(fixture)]
 benches = list(dict.fromkeys(r["bench"] for r in records))
 tmp = tempfile.mkdtemp(prefix="vigil-report-")
 try:
-    # 1. no checker
+    # 1. no checker: the project's claims
     page = render(tmp, os.path.join(tmp, "no-such-targets.py"))
-    rows = summary_rows(page)
-    check(len(re.findall(r"<h2 id=summary>", page)) == 1 and page.index("id=summary") < page.index("class=bench"),
+    rows = claim_rows(page)
+    check(len(re.findall(r"<h2 id=summary>", page)) == 1 and page.index("id=summary") < page.index("class=bench id="),
           "one summary table, before the benchmarks")
-    check("No targets checked" in page, "without the checker the summary says no targets were checked")
-    want = [(b, m) for b in benches for m in dict.fromkeys(r["metric"] for r in records if r["bench"] == b)]
-    check([(r["link"], r["name"].split(" ", 1)[1]) for r in rows] == want,
-          f"one row per benchmark and metric, linked to its section ({len(want)} rows)")
-    for row in rows:
-        b, m = row["link"], row["name"].split(" ", 1)[1]
-        ms = [r for r in records if r["bench"] == b and r["metric"] == m]
-        pick = max if m in report.LOWER_IS_BETTER_EXCEPT else min
-        v = pick(float(r["value"]) for r in ms if r["system"].startswith("vigil"))
-        p = pick(float(r["value"]) for r in ms if not r["system"].startswith("vigil"))
-        check(number_in(row["cells"][2], v) and number_in(row["cells"][3], p) and
-              row["cells"][4] == f"{v / p:.2f}",
-              f"{b} {m}: vigil {v}, best other {p}, ratio {v / p:.2f} ({row['cells'][2:5]})")
+    check("id=targets" not in page and "class=target " not in page, "without the checker, no issues' targets table")
+    verdicts = claims.check(records)
+    want = [(v.claim.bench, v.state, v.claim.text) for v in verdicts if v.claim.bench in benches]
+    check([(b, s, c[0]) for b, s, c in rows if s != "not run"] == want,
+          f"one row per claim of the benchmarks run, with claims.py's verdict ({len(want)} rows)")
+    for v, (b, s, c) in zip([v for v in verdicts if v.claim.bench in benches], [r for r in rows if r[1] != "not run"]):
+        shown = (v.mine is None or number_in(c[2], v.mine)) and (v.threshold is None or number_in(c[3], v.threshold))
+        check(shown and c[-1] == v.state, f"{b}: {c[0]}: vigil {v.mine}, threshold {v.threshold}, {v.state} ({c[2:]})")
+    not_run = [b for b, s, _ in rows if s == "not run"]
+    others = [b for b in dict.fromkeys(x.bench for x in claims.CLAIMS) if b not in benches]
+    check(not_run == others, f"one 'not run' row for each other benchmark with claims ({len(others)})")
     check(all(f"id='{b}'" in page for b in benches), "every benchmark has its section")
     check(fits(page), "tables fit the page width")
 
@@ -102,6 +112,8 @@ try:
     else:
         page = render(tmp, tpath)
         rows = summary_rows(page)
+        check(page.index("id=summary") < page.index("id=targets") < page.index("class=bench id="),
+              "the issues' targets table follows the claims, before the benchmarks")
         run_dir = os.path.join(tmp, "cwd")
         os.makedirs(os.path.join(run_dir, "build", "lab"))
         shutil.copy(fixture, os.path.join(run_dir, "build", "lab", "results.jsonl"))
