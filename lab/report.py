@@ -8,8 +8,8 @@ report opens with the machine, kernel, date and run id; then, per benchmark, its
 the seed patch's claim next to the plot, and the table of figures (median / p99).
 A bench.py may define plot(rows, ax) to draw its own figure on a matplotlib Axes;
 otherwise the report draws a grouped bar chart (median, p99 as an error mark). A plot()
-that takes a third argument, targets, gets the benchmark's targets with their thresholds
-in this run (plotting.target_marks draws them).
+that takes a third argument, targets, gets the thresholds of the benchmark's claims in
+this run (plotting.target_marks draws them).
 
 The report opens with one summary table, the claims at a glance: each of the project's
 claims (lab/claims.py, in the repository), the systems it compares, vigil's figure, the
@@ -72,14 +72,18 @@ def series_figure(v, rec, key):
 def claim_cells(v):
     """The cells of one verdict's row: claim, systems, vigil's figure, threshold, ratio."""
     t = v.claim.test
-    systems = " vs ".join(v.claim.systems()) if t.ref else v.claim.systems()[0]
+    names = v.claim.systems()
+    systems = f"{names[0]} vs {', '.join(names[1:])}" if t.ref else names[0]
     mine = series_figure(v.mine, v.mine_rows[0], t.mine.key) if v.mine is not None and v.mine_rows else None
     if v.threshold is None:
         thr = None
     elif not t.ref:
         thr = f"{t.op} {fmt_num(v.threshold)}"
     else:
-        peer = series_figure(v.ref, v.ref_rows[0], t.ref[0].key) if v.ref_rows else fmt_num(v.ref)
+        peer = fmt_num(v.ref)
+        if v.ref_rows:  # the peer's record as measured (a signed error keeps its sign)
+            r = next(x for x in t.ref if x.matches(v.ref_rows[0]))
+            peer = series_figure(r.stat(v.ref_rows[0]), v.ref_rows[0], r.key)
         factor = f"{t.factor:g}x " if t.factor != 1 else ""
         thr = f"{t.op} {fmt_num(v.threshold)} ({factor}{peer}" + (f" + {t.plus:g}" if t.plus else "") + ")"
     ratio = f"{v.ratio:.2f}" if v.ratio is not None else None
