@@ -494,7 +494,8 @@ class Run:
             budgets = [(mod.NAME, budget_s(mod, steps)) for _, mod, _, steps in self.plans]
             total = sum(b for _, b in budgets)
             prog.say("lab: time budgets: " + ", ".join(f"{n} {hms(b)}" for n, b in budgets)
-                     + f" (total {hms(total)}; the whole lab {hms(LAB_BUDGET_S)})")
+                     + f" (total {hms(total)}; the whole lab {hms(LAB_BUDGET_S)}"
+                     + (": OVER it)" if total > LAB_BUDGET_S else ")"))
 
     def flush_bench(self, mod, tmp):
         """Pools the benchmark's records, writes them; returns them."""
