@@ -71,10 +71,11 @@ def p50_p99_lines(ax, rows, xkey, systems, div=1.0):
 
 
 def target_marks(ax, targets, metric, x, div=1.0):
-    """Marks each target's threshold on a plot: a short bar at (x(target), threshold / div),
-    green where the target holds in this run, red where it does not. targets: what
-    report.py passes to plot(rows, ax, targets) (dicts with metric, value (the threshold,
-    in the metric's unit and at the target's key: value, p50 or p99), holds, params,
+    """Marks each claim's threshold on a plot: a short bar at (x(target), threshold / div),
+    green where the claim holds in this run, red where it falls short. targets: what
+    report.py passes to plot(rows, ax, targets), from lab/claims.py (dicts with metric,
+    value (the threshold, in the metric's unit and at the claim's key: value, p50 or p99),
+    holds, params,
     system, case); x(target) gives the point's x or None to leave it out. Marks have a
     fixed size in points, so they read the same on linear and log axes."""
     drawn = set()
@@ -85,13 +86,13 @@ def target_marks(ax, targets, metric, x, div=1.0):
         if xv is None:
             continue
         ok = bool(t.get("holds"))
-        label = "target threshold: holds" if ok else "target threshold: missed"
+        label = "claim's threshold: holds" if ok else "claim's threshold: falls short"
         ax.plot([xv], [float(t["value"]) / div], marker="_", ms=22, mew=2.5, ls="none",
                 color="#2ca02c" if ok else "#d62728", zorder=5,
                 label=None if label in drawn else label)
         drawn.add(label)
     if drawn:
-        ax.text(0.995, 0.005, "short bars: the targets' thresholds (green: holds, red: missed)",
+        ax.text(0.995, 0.005, "short bars: the claims' thresholds (green: holds, red: falls short)",
                 transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="#444")
 
 
