@@ -75,8 +75,7 @@ def target_marks(ax, targets, metric, x, div=1.0):
     green where the claim holds in this run, red where it falls short. targets: what
     report.py passes to plot(rows, ax, targets), from lab/claims.py (dicts with metric,
     value (the threshold, in the metric's unit and at the claim's key: value, p50 or p99),
-    holds, params,
-    system, case); x(target) gives the point's x or None to leave it out. Marks have a
+    holds, params, system, case); x(target) gives the point's x or None to leave it out. Marks have a
     fixed size in points, so they read the same on linear and log axes."""
     drawn = set()
     for t in targets or ():
