@@ -163,6 +163,7 @@ class Verdict:
     ref: float = None
     mine_rows: list = field(default_factory=list)
     ref_rows: list = field(default_factory=list)
+    missing: list = field(default_factory=list)  # the figures with no records (labels)
 
     @property
     def ratio(self):
@@ -457,6 +458,9 @@ def verdict(claim, rows):
             s2 = extra.evaluate(g)[0]
             state = MISSING if MISSING in (state, s2) else SHORT if SHORT in (state, s2) else HOLDS
         v = Verdict(claim, state, mine, thr, ref, mrows, rrows)
+        if state == MISSING:
+            v.missing = list(dict.fromkeys(r.label() for t in (claim.test,) + claim.also for r in (t.mine,) + t.ref
+                                           if r.figure(g)[0] is None))
         rank = {HOLDS: 0, SHORT: 1, MISSING: 2}[state]
         if best is None or rank < best[0]:
             best = (rank, v)
@@ -487,8 +491,7 @@ def describe(v):
     """The verdict's figures in words: measured vs threshold (and the ratio to the peer)."""
     t = v.claim.test
     if v.state == MISSING:
-        missing = [r.label() for r in (t.mine,) + t.ref if r.figure(v.mine_rows + v.ref_rows)[0] is None]
-        return "no records" + (f" of {', '.join(missing)}" if missing and v.mine is not None else "")
+        return "no records" + (f" of {', '.join(v.missing)}" if v.missing else "")
     s = f"{fmt(v.mine)} {t.op} {fmt(v.threshold)}"
     if v.ratio is not None:
         s += f" ({v.ratio:.2f}x {t.ref[0].system if len(t.ref) == 1 else 'the best peer'})"

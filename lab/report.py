@@ -86,6 +86,8 @@ def claim_cells(v):
             peer = series_figure(r.stat(v.ref_rows[0]), v.ref_rows[0], r.key)
         factor = f"{t.factor:g}x " if t.factor != 1 else ""
         thr = f"{t.op} {fmt_num(v.threshold)} ({factor}{peer}" + (f" + {t.plus:g}" if t.plus else "") + ")"
+    if v.state == lab_claims.MISSING and thr is None:
+        thr = lab_claims.describe(v)  # which figures have no records
     ratio = f"{v.ratio:.2f}" if v.ratio is not None else None
     return v.claim.text, systems, mine, thr, ratio
 
