@@ -72,6 +72,7 @@ static char echo_req[ECHO_BYTES];
 static const char http_req[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 static char rbuf[65536];
 static int64_t errors;
+static int draining; /* the run is over: answers end the loops */
 
 static void die(const char *what)
 {
@@ -168,7 +169,7 @@ static void answered(struct conn *c)
     c->got = 0;
     c->hlen = 0;
     c->need = -1;
-    if (!c->once)
+    if (!c->once && !draining)
         send_req(c);
 }
 
@@ -413,12 +414,35 @@ int main(int argc, char **argv)
         for (int i = 0; i < k; i++)
             on_ready(evs[i].data.ptr, evs[i].events, &c1, &c2);
     }
+    /* the end: let every loop finish the request it has out (no new ones), then close every
+     * connection with a reset (SO_LINGER 0): idle, so nothing is lost, and no TIME_WAIT is
+     * left on a local port (thousands per run would exhaust the machine's ephemeral ports) */
+    draining = 1;
+    int64_t late_end = late_done ? late_done : bench_now_ns();
+    int64_t drain_end = bench_now_ns() + 3 * 1000000000LL;
+    for (;;) {
+        int out = 0;
+        for (int i = 0; i <= n; i++)
+            out += !cs[i].dead && cs[i].up && cs[i].sent > 0;
+        if (!out || bench_now_ns() > drain_end)
+            break;
+        int c1 = 0, c2 = 0;
+        int k = epoll_wait(ep, evs, n + 1, 100);
+        for (int i = 0; i < k; i++)
+            on_ready(evs[i].data.ptr, evs[i].events, &c1, &c2);
+    }
+    struct linger lg = {.l_onoff = 1, .l_linger = 0};
+    for (int i = 0; i <= n; i++) {
+        if (cs[i].fd > 0 && !cs[i].dead) {
+            setsockopt(cs[i].fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+            close(cs[i].fd);
+        }
+    }
     int starved = 0, dead = 0;
     for (int i = 0; i < n; i++) {
         starved += cs[i].starved;
         dead += cs[i].dead;
     }
-    int64_t late_end = late_done ? late_done : bench_now_ns();
     printf("lab-fair {\"conns\":%d,\"connect_s\":%.3f,\"measured_s\":%.4f,\"windows\":%d,\"starved\":%d,"
            "\"dead\":%d,\"answers\":%lld,\"late_ms\":%.3f,\"late_answered\":%d,\"server_ns\":%lld,"
            "\"client_ns\":%lld,\"bytes\":[",
