@@ -50,7 +50,7 @@ def plan(ctx):
                    "--workload", wl, "--conns", CONNS, "--seconds", secs, "--warmup", warm, "--late-at", late,
                    "--tmp", ctx.tmp] + (["--backend", backend] if backend else [])
             steps.append(dict(cmd=cmd, label=f"{wl}: {system}{' ' + backend if backend else ''}",
-                              est_s=secs + warm + 1.0))
+                              est_s=secs + warm + 2.0))
     return steps
 
 
