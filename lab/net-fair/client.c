@@ -451,5 +451,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         printf("%s%lld", i ? "," : "", (long long)bytes[i]);
     printf("]}\n");
+    fflush(stdout);
+    free(bytes);
+    free(evs);
+    free(cs);
+    close(ep);
     return 0;
 }
