@@ -127,6 +127,20 @@ def cpu_ns(pid):
     return total
 
 
+def start(argv_of, tries=3, **kw):
+    """A Server on a free port: argv_of(port) gives its command line. Another free port
+    when the server exits before it is ready (another program on the machine took the
+    port between free_port() and the server's bind), up to `tries` times."""
+    for i in range(tries):
+        port = free_port()
+        try:
+            return Server(argv_of(port), port, **kw)
+        except RuntimeError as e:
+            if "exited before it was ready" not in str(e) or i == tries - 1:
+                raise
+            log(f"netsrv: {e}; trying another port")
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 

@@ -104,20 +104,21 @@ def holder(srv, system):
 
 def measure(a, n):
     """The server's (holder's) VmRSS in KiB and its open sockets, with n idle connections open."""
-    port = netsrv.free_port()
     if a.system == "vigil":
         prog = os.path.join(a.bin, "http_hello")
         if not os.access(prog, os.X_OK):
             skip("program http_hello not built")
-        argv, ready, env = [prog, port], "line", {"VIGIL_BACKEND": a.backend}
+        argv_of, ready, env = (lambda port: [prog, port]), "line", {"VIGIL_BACKEND": a.backend}
     else:
-        argv = netsrv.nginx_argv(a.tmp, port, conns=a.worker_connections or a.idle_conns + 64,
-                                 nofile=a.idle_conns + 64)
-        if not argv:
+        if not netsrv.nginx_argv(a.tmp, 0):
             skip("nginx is not installed (Debian: nginx-light)")
+
+        def argv_of(port):
+            return netsrv.nginx_argv(a.tmp, port, conns=a.worker_connections or a.idle_conns + 64,
+                                     nofile=a.idle_conns + 64)
         ready, env = "port", {}
-    with netsrv.Server(argv, port, env=env, ready=ready, stop_signal=signal.SIGTERM,
-                       nofile=a.idle_conns + 64) as srv:
+    with netsrv.start(argv_of, env=env, ready=ready, stop_signal=signal.SIGTERM, nofile=a.idle_conns + 64) as srv:
+        port = srv.port
         pid = holder(srv, a.system)
         abort(one_request(port))
         conns = []

@@ -51,7 +51,7 @@ def prog(bin_dir, name):
 
 
 def server_of(a, port):
-    """(argv, env, case, ready) of the server asked for."""
+    """(argv, env, case, ready) of the server asked for, on port."""
     http = a.workload == "http"
     if a.system == "vigil":
         name = "http_hello" if http else "echo_server"
@@ -88,14 +88,14 @@ def main(argv):
     ap.add_argument("--tmp", required=True)
     a = ap.parse_args(argv)
     client = prog(a.bin, CLIENT)
-    port = netsrv.free_port()
-    server, env, case, ready = server_of(a, port)
+    _, env, case, ready = server_of(a, 0)
     keys = {"bench": "net-fair", "system": a.system, "case": case}
     if a.system == "vigil":
         keys["backend"] = a.backend
     keys.update(workload=a.workload, conns=a.conns)
-    with netsrv.Server(server, port, env=env, ready=ready, stop_signal=signal.SIGTERM,
-                       nofile=2 * a.conns + 128) as srv:
+    with netsrv.start(lambda port: server_of(a, port)[0], env=env, ready=ready, stop_signal=signal.SIGTERM,
+                      nofile=2 * a.conns + 128) as srv:
+        port = srv.port
         pids = srv.pids()
         cmd = [client, "--port", port, "--conns", a.conns, "--workload", a.workload, "--seconds", a.seconds,
                "--warmup", a.warmup, "--late-at", a.late_at]
