@@ -1,6 +1,7 @@
-"""What the network benchmarks' drivers share (lab/net-echo, lab/http-hello): a server
-process started on one CPU, its readiness, the CPU time of all its processes and
-threads, and its stop.
+"""What the network benchmarks' drivers share (lab/net-echo, lab/http-hello, lab/net-fair):
+a server process started on one CPU (with the file limit it needs), its readiness, the
+CPU time of all its processes and threads, its resident memory, its stop, and nginx's
+configuration.
 
 A server follows the lab's server CLI contract: `PROG PORT` listens on 127.0.0.1:PORT,
 prints a line `ready` on stdout once listening and exits 0 on SIGTERM or SIGINT. A
@@ -9,7 +10,9 @@ and reads Server.cpu_ns() around the measured window. A server that prints no `r
 (nginx) is ready when its port takes a connection (ready="port").
 """
 import os
+import resource
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,14 +31,55 @@ def free_port():
         return s.getsockname()[1]
 
 
-def pinned(cpu, own_group=False):
+def pinned(cpu, own_group=False, nofile=None):
     """A preexec_fn that pins the child to one CPU (and, own_group: puts it in a process
-    group of its own, so that it and every process it starts can be killed at once)."""
+    group of its own, so that it and every process it starts can be killed at once;
+    nofile: raises the child's own RLIMIT_NOFILE soft limit to at least that, within its
+    hard limit: no other process's limit and no sysctl is touched)."""
     def f():
         if own_group:
             os.setpgid(0, 0)
         os.sched_setaffinity(0, {cpu})
+        if nofile:
+            raise_nofile(nofile)
     return f
+
+
+def raise_nofile(n):
+    """Raises this process's RLIMIT_NOFILE soft limit to n (at most its hard limit);
+    returns the soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < n:
+        soft = n if hard == resource.RLIM_INFINITY else min(n, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return soft
+
+
+def rss_kib(pid):
+    """VmRSS of one process (KiB, /proc/<pid>/status), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def open_sockets(pid):
+    """How many sockets one process has open (/proc/<pid>/fd)."""
+    n = 0
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"):
+                    n += 1
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return n
 
 
 def _children(pid):
@@ -83,6 +127,20 @@ def cpu_ns(pid):
     return total
 
 
+def start(argv_of, tries=3, **kw):
+    """A Server on a free port: argv_of(port) gives its command line. Another free port
+    when the server exits before it is ready (another program on the machine took the
+    port between free_port() and the server's bind), up to `tries` times."""
+    for i in range(tries):
+        port = free_port()
+        try:
+            return Server(argv_of(port), port, **kw)
+        except RuntimeError as e:
+            if "exited before it was ready" not in str(e) or i == tries - 1:
+                raise
+            log(f"netsrv: {e}; trying another port")
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -94,12 +152,13 @@ class Server:
     the port must then take a connection); ready="port": wait until the port takes a
     connection. Its stderr goes to ours (run.log)."""
 
-    def __init__(self, argv, port, cpu=SERVER_CPU, env=None, ready="line", timeout=10.0, stop_signal=signal.SIGINT):
+    def __init__(self, argv, port, cpu=SERVER_CPU, env=None, ready="line", timeout=10.0, stop_signal=signal.SIGINT,
+                 nofile=None):
         self.argv, self.port, self.stop_signal = [str(a) for a in argv], port, stop_signal
         e = dict(os.environ)
         e.update(env or {})
         self.p = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=e,
-                                  preexec_fn=pinned(cpu, own_group=True))
+                                  preexec_fn=pinned(cpu, own_group=True, nofile=nofile))
         self.pid = self.p.pid
         try:
             self._wait_ready(ready, timeout)
@@ -142,6 +201,10 @@ class Server:
     def cpu_ns(self):
         return cpu_ns(self.pid)
 
+    def pids(self):
+        """The server's process and every descendant (nginx: master, then its worker)."""
+        return tree(self.pid)
+
     def alive(self):
         return self.p.poll() is None
 
@@ -182,3 +245,50 @@ class Server:
     def __exit__(self, *exc):
         self.kill()
         return False
+
+
+BODY = "Hello, world!\\n"  # nginx's string syntax: the 14 bytes "Hello, world!\n"
+
+# nginx as the lab runs it (http-hello, net-fair): one worker, `return 200` with the body
+# and Content-Type of examples/http_hello.c, no access log, keep-alive without a request
+# limit (nginx's default closes a connection after 1000 requests; http_hello never does).
+NGINX_CONF = """\
+{user}worker_processes 1;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+worker_rlimit_nofile {nofile};
+events {{
+    worker_connections {conns};
+}}
+http {{
+    access_log off;
+    keepalive_requests 1000000000;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            default_type text/plain;
+            return 200 "{body}";
+        }}
+    }}
+}}
+"""
+
+
+def nginx_argv(tmp, port, conns=4096, nofile=8192):
+    """nginx's command line in a private prefix under tmp (worker_connections conns,
+    worker_rlimit_nofile nofile), or None when nginx is not installed."""
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+    if not nginx:
+        return None
+    prefix = os.path.join(tmp, f"nginx-{port}")
+    os.makedirs(prefix, exist_ok=True)
+    conf = os.path.join(prefix, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(NGINX_CONF.format(prefix=prefix, port=port, body=BODY, conns=conns, nofile=nofile,
+                                  user="user root;\n" if os.geteuid() == 0 else ""))
+    return [nginx, "-p", prefix, "-e", os.path.join(prefix, "error.log"), "-c", conf, "-g", "daemon off;"]

@@ -26,37 +26,6 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
 import netsrv  # noqa: E402
 
-BODY = "Hello, world!\\n"  # nginx's string syntax: the 14 bytes "Hello, world!\n"
-
-# nginx as the issue asks: one worker, `return 200` with the body and Content-Type of
-# examples/http_hello.c, no access log, keep-alive without a request limit (nginx's
-# default closes a connection after 1000 requests; http_hello never does).
-NGINX_CONF = """\
-{user}worker_processes 1;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-worker_rlimit_nofile 8192;
-events {{
-    worker_connections 4096;
-}}
-http {{
-    access_log off;
-    keepalive_requests 1000000000;
-    client_body_temp_path {prefix}/body;
-    proxy_temp_path {prefix}/proxy;
-    fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi;
-    scgi_temp_path {prefix}/scgi;
-    server {{
-        listen 127.0.0.1:{port};
-        location / {{
-            default_type text/plain;
-            return 200 "{body}";
-        }}
-    }}
-}}
-"""
-
 # wrk reports its latency histogram (1 us buckets) and totals through this script.
 WRK_LUA = """\
 done = function(summary, latency, requests)
@@ -79,16 +48,10 @@ def skip(why):
 
 
 def nginx_argv(tmp, port):
-    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
-    if not nginx:
+    argv = netsrv.nginx_argv(tmp, port)  # worker_connections 4096, worker_rlimit_nofile 8192
+    if not argv:
         skip("nginx is not installed (Debian: nginx-light)")
-    prefix = os.path.join(tmp, f"nginx-{port}")
-    os.makedirs(prefix, exist_ok=True)
-    conf = os.path.join(prefix, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(NGINX_CONF.format(prefix=prefix, port=port, body=BODY,
-                                  user="user root;\n" if os.geteuid() == 0 else ""))
-    return [nginx, "-p", prefix, "-e", os.path.join(prefix, "error.log"), "-c", conf, "-g", "daemon off;"]
+    return argv
 
 
 def hist_of(line):

@@ -29,8 +29,8 @@ SEED = ("A completion-based sockets API: vigil's echo server at most 1.03x the s
         "request than hand-written liburing (+0.02).")
 
 # (program, system, case, backend)
-SYSTEMS = [("net_echo_epoll", "kernel", "epoll", None),
-           ("net_echo_liburing", "liburing", "multishot defer_taskrun", None),
+SYSTEMS = [("srv_epoll", "kernel", "epoll", None),
+           ("srv_liburing", "liburing", "multishot defer_taskrun", None),
            ("net_echo_libuv", "libuv", "streams", None),
            ("net_echo_libevent", "libevent", "bufferevent", None),
            ("net_echo_libev", "libev", "ev_io", None),

@@ -1,7 +1,8 @@
-/* net-echo's hand-written epoll server (system "kernel", case "epoll"): level-triggered
+/* The lab's hand-written epoll server (system "kernel", case "epoll"): level-triggered
  * epoll, one read and one write per ready connection (a write that does not take every
  * byte keeps the rest and waits for EPOLLOUT), non-blocking accept4 until EAGAIN.
- * CLI: srv.h. */
+ * Echoes (net-echo, net-fair echo), or with `http` answers each request read with
+ * SRV_HTTP_ANSWER (net-fair http; the answers to one read in one write). CLI: srv.h. */
 #include "srv.h"
 
 #include <errno.h>
@@ -10,11 +11,13 @@
 
 struct conn {
     int fd;
+    int http_state;  /* HTTP mode: srv_http_ends()'s state */
     size_t len, off; /* bytes kept after a short write: pend[off .. len) */
     char *pend;
 };
 
 static char buf[65536];
+static int http;
 
 static void drop(int ep, struct conn *c)
 {
@@ -36,7 +39,7 @@ static int flush_pending(struct conn *c)
 
 int main(int argc, char **argv)
 {
-    int port = srv_port(argc, argv);
+    int port = srv_args(argc, argv, &http);
     int sfd = srv_signalfd(SFD_NONBLOCK);
     int lfd = srv_listen(port, SOCK_NONBLOCK);
     int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -93,8 +96,23 @@ int main(int argc, char **argv)
                     drop(ep, c);
                 continue;
             }
-            ssize_t w = write(c->fd, buf, (size_t)r);
+            const char *out = buf;
+            char *big = NULL; /* HTTP: more answers than srv_http_many() holds */
+            if (http) {
+                unsigned k = srv_http_ends(&c->http_state, buf, (size_t)r);
+                if (k == 0)
+                    continue;
+                r = (ssize_t)(k * SRV_HTTP_ANSWER_LEN);
+                out = srv_http_many();
+                if (k > SRV_HTTP_MANY) {
+                    out = big = malloc((size_t)r);
+                    for (unsigned a = 0; a < k; a++)
+                        memcpy(big + (size_t)a * SRV_HTTP_ANSWER_LEN, SRV_HTTP_ANSWER, SRV_HTTP_ANSWER_LEN);
+                }
+            }
+            ssize_t w = write(c->fd, out, (size_t)r);
             if (w < 0 && errno != EAGAIN) {
+                free(big);
                 drop(ep, c);
                 continue;
             }
@@ -104,10 +122,11 @@ int main(int argc, char **argv)
                 c->len = (size_t)(r - w);
                 c->off = 0;
                 c->pend = malloc(c->len);
-                memcpy(c->pend, buf + w, c->len);
+                memcpy(c->pend, out + w, c->len);
                 struct epoll_event e = {.events = EPOLLOUT, .data.ptr = c};
                 epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &e);
             }
+            free(big);
         }
     }
 }

@@ -1,4 +1,4 @@
-/* net-echo's hand-written liburing server (system "liburing", case "multishot
+/* The lab's hand-written liburing server (system "liburing", case "multishot
  * defer_taskrun"): a ring set up with IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN, one
  * multishot accept, one multishot receive per connection that picks its buffers from a
  * provided-buffer ring, and a send SQE straight from the received buffer (the buffer goes
@@ -6,7 +6,10 @@
  * A connection has at most one send in flight (later buffers queue behind it, so bytes
  * keep their order); a short send is sent on from where it stopped; a receive ended by
  * ENOBUFS (every buffer in a send queue) is armed again once buffers come back.
- * CLI: srv.h. */
+ * With `http` (net-fair http) it answers each request read with SRV_HTTP_ANSWER instead:
+ * a received buffer goes back to the ring at once, its requests are counted as owed
+ * answers, and one send at a time carries up to SRV_HTTP_MANY of them from one static
+ * buffer. CLI: srv.h. */
 #include "srv.h"
 
 #include <errno.h>
@@ -30,6 +33,9 @@ struct conn {
     int closing;      /* EOF or error: close once nothing is in flight */
     struct conn *rearm_next;
     int on_rearm;
+    int http_state;   /* HTTP mode: srv_http_ends()'s state, */
+    unsigned owed;    /* answers not yet sent, */
+    unsigned batch;   /* answers in the send in flight */
 };
 
 static struct io_uring ring;
@@ -39,6 +45,7 @@ static int next_bid[NBUF];
 static unsigned buf_len[NBUF];
 static int returned; /* buffers added to the ring this turn, not yet advanced */
 static struct conn *rearm;
+static int http;
 
 static struct io_uring_sqe *sqe_get(void)
 {
@@ -80,6 +87,17 @@ static void send_head(struct conn *c)
     c->sending = 1;
 }
 
+/* HTTP mode: sends the next batch of owed answers (from c->off on, after a short send). */
+static void send_answers(struct conn *c)
+{
+    if (!c->batch)
+        c->batch = c->owed < SRV_HTTP_MANY ? c->owed : SRV_HTTP_MANY;
+    struct io_uring_sqe *sqe = sqe_get();
+    io_uring_prep_send(sqe, c->fd, srv_http_many() + c->off, c->batch * SRV_HTTP_ANSWER_LEN - c->off, MSG_NOSIGNAL);
+    io_uring_sqe_set_data(sqe, tag(c, OP_SEND));
+    c->sending = 1;
+}
+
 static void maybe_free(struct conn *c)
 {
     if (!c->closing || c->sending || c->receiving || c->on_rearm)
@@ -98,7 +116,15 @@ static void on_recv(struct conn *c, struct io_uring_cqe *cqe)
     int more = cqe->flags & IORING_CQE_F_MORE;
     if (!more)
         c->receiving = 0;
-    if (cqe->res > 0) {
+    if (cqe->res > 0 && http) {
+        int bid = (int)(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+        c->owed += srv_http_ends(&c->http_state, bufs + (size_t)bid * BUFSZ, (size_t)cqe->res);
+        give_back(bid);
+        if (c->owed && !c->sending && !c->closing)
+            send_answers(c);
+        if (!more && !c->closing)
+            arm_recv(c);
+    } else if (cqe->res > 0) {
         int bid = (int)(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
         buf_len[bid] = (unsigned)cqe->res;
         next_bid[bid] = -1;
@@ -141,6 +167,19 @@ static void on_send(struct conn *c, struct io_uring_cqe *cqe)
         return;
     }
     c->off += (unsigned)cqe->res;
+    if (http) {
+        if (c->off < c->batch * SRV_HTTP_ANSWER_LEN) { /* a short send: the rest */
+            send_answers(c);
+            return;
+        }
+        c->owed -= c->batch;
+        c->batch = 0;
+        c->off = 0;
+        if (c->owed && !c->closing)
+            send_answers(c);
+        maybe_free(c);
+        return;
+    }
     if (c->off < buf_len[c->head]) { /* a short send: the rest */
         send_head(c);
         return;
@@ -156,7 +195,7 @@ static void on_send(struct conn *c, struct io_uring_cqe *cqe)
 
 int main(int argc, char **argv)
 {
-    int port = srv_port(argc, argv);
+    int port = srv_args(argc, argv, &http);
     int sfd = srv_signalfd(0);
     int lfd = srv_listen(port, 0);
     struct io_uring_params p = {.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
