@@ -53,13 +53,14 @@ LAB_BUDGET_S = 45 * 60
 BUDGET_S = {
     "ctl-batch": 60,
     "file-batch": 210,
-    "http-hello": 90,
+    "http-hello": 240,  # wrk rounds (90 s) and the memory run: 10,000 connections, one at a time, per server
     "iteration": 150,
     "mq-empty": 30,
     "mq-full": 45,
     "mq-lowrate": 80,
     "mq-pingpong": 50,
     "net-echo": 720,
+    "net-fair": 180,
     "py-echo": 480,
     "py-timers": 100,
     "qemu-loop": 90,
