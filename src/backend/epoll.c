@@ -14,6 +14,7 @@
  * new epoll set: rebuild() re-registers every applied fd (one epoll_ctl each).
  */
 #include "loop/turn.h"
+#include "sys/clock.h"
 #include "sys/sys.h"
 
 #include <errno.h>
@@ -169,7 +170,7 @@ static int arm_fallback_timer(struct epoll_state *state, int64_t deadline_ns)
     }
     if (state->tfd_armed_ns == deadline_ns)
         return 0;
-    struct itimerspec its = {{0, 0}, {deadline_ns / 1000000000, deadline_ns % 1000000000}};
+    struct itimerspec its = {{0, 0}, vigil__ns_to_ts(deadline_ns)};
     if (timerfd_settime(state->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
         return -errno;
     state->tfd_armed_ns = deadline_ns;
@@ -181,7 +182,7 @@ static int wait_events(struct epoll_state *state, const struct vigil__wait *w)
     if (w->timeout_ns <= 0)
         return vigil__epoll_wait(state->epfd, state->evs, VIGIL__EV_CAP, w->timeout_ns < 0 ? -1 : 0);
     if (!state->no_pwait2) {
-        struct timespec ts = {w->timeout_ns / 1000000000, w->timeout_ns % 1000000000};
+        struct timespec ts = vigil__ns_to_ts(w->timeout_ns);
         int n = vigil__epoll_pwait2(state->epfd, state->evs, VIGIL__EV_CAP, &ts);
         if (n != -ENOSYS)
             return n;
@@ -216,9 +217,7 @@ static __attribute__((noinline)) int turn_full(vigil_loop *loop, struct epoll_st
         if (n > 0 || !state->spurious || w->timeout_ns == 0)
             return n;
         if (w->timeout_ns > 0) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            int64_t left = w->deadline_ns - ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+            int64_t left = w->deadline_ns - vigil__clock_ns(CLOCK_MONOTONIC);
             if (left <= 0)
                 return 0;
             rest = (struct vigil__wait){left, w->deadline_ns};

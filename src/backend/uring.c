@@ -54,6 +54,7 @@
  */
 #include "loop/turn.h"
 #include "ring/ring.h"
+#include "sys/clock.h"
 #include "sys/probe.h"
 
 #include <errno.h>
@@ -322,20 +323,20 @@ static int submit_wait(struct uring_state *u, const struct vigil__wait *w)
     struct io_uring_getevents_arg arg = {.ts = (uint64_t)(uintptr_t)&ts};
     unsigned flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
     if (u->abs_timer) {
-        ts.tv_sec = w->deadline_ns / 1000000000;
-        ts.tv_nsec = w->deadline_ns % 1000000000;
+        struct timespec d = vigil__ns_to_ts(w->deadline_ns);
+        ts.tv_sec = d.tv_sec;
+        ts.tv_nsec = d.tv_nsec;
         int e = vigil__ring_enter(r, 1, flags | IORING_ENTER_ABS_TIMER, &arg);
         if (e != -EINVAL)
             return e;
         u->abs_timer = false; /* older than 6.12 */
     }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t rel = w->deadline_ns - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+    int64_t rel = w->deadline_ns - vigil__clock_ns(CLOCK_MONOTONIC);
     if (rel < 0)
         rel = 0;
-    ts.tv_sec = rel / 1000000000;
-    ts.tv_nsec = rel % 1000000000;
+    struct timespec d = vigil__ns_to_ts(rel);
+    ts.tv_sec = d.tv_sec;
+    ts.tv_nsec = d.tv_nsec;
     return vigil__ring_enter(r, rel ? 1 : 0, flags, &arg);
 }
 

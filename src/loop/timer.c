@@ -49,6 +49,7 @@
  * a quiet machine spins a few us per wake-up, a noisy one more, never past the budget.
  */
 #include "loop/timer.h"
+#include "sys/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -65,15 +66,6 @@
 #define MARGIN_TAIL_NS 10000     /* how far past the margin the p99 sleep may wake */
 #define COMP_MAX_NS 10000        /* default mode's compensation: at most this */
 #define SLEEP_EVERY 16           /* recompute the margin every 16 samples */
-
-/* A spin-wait hint: lets the sibling hyperthread run and saves power while spinning. */
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define cpu_relax() __asm__ __volatile__("yield")
-#else
-#define cpu_relax() ((void)0)
-#endif
 
 /* ------------------------------------------------------------ arithmetic */
 
@@ -193,9 +185,7 @@ static int64_t clk_now(vigil_loop *loop, int c)
 static int64_t clk_read(vigil_loop *loop, int c)
 {
     struct vigil__timers *tm = vigil__timers_of(loop);
-    struct timespec ts;
-    clock_gettime(vigil__clk_id[c], &ts);
-    int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    int64_t t = vigil__clock_ns(vigil__clk_id[c]);
     return c == VIGIL__CLK_REAL ? t + tm->real_offset_ns : t;
 }
 
@@ -280,7 +270,7 @@ static void clk_arm(struct vigil__timers *tm, int c)
         k = 1; /* a deadline in the past: expire at once (0 would disarm) */
     if (k == tm->clk_armed[c])
         return;
-    struct itimerspec its = {{0, 0}, {(time_t)(k / 1000000000), (long)(k % 1000000000)}};
+    struct itimerspec its = {{0, 0}, vigil__ns_to_ts(k)};
     int fl = TFD_TIMER_ABSTIME | (c == VIGIL__CLK_REAL ? TFD_TIMER_CANCEL_ON_SET : 0);
     if (timerfd_settime(tm->clk_fd[c], fl, &its, NULL) == 0)
         tm->clk_armed[c] = k;
@@ -571,7 +561,7 @@ void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
             if (x >= d || x < prev)
                 break;
             prev = x;
-            cpu_relax();
+            vigil__cpu_relax();
         }
         tm->precise_spin_ns += (uint64_t)(prev - start);
         spun = true;

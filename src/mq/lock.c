@@ -263,13 +263,13 @@ int vigil__mq_lock_slow(struct vigil__mq *q, uint32_t tid)
             return -EAGAIN;
         }
         if (i < 64) {
-            cpu_relax();
+            vigil__cpu_relax();
             continue;
         }
         clock_gettime(CLOCK_MONOTONIC, &t);
-        long spent = (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec);
+        long spent = (long)(vigil__ts_to_ns(&t) - vigil__ts_to_ns(&t0));
         if (spent < LOCK_SPIN_NS) {
-            cpu_relax();
+            vigil__cpu_relax();
             continue;
         }
         if (spent < LOCK_YIELD_NS) {

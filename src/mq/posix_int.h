@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "mq/mq_internal.h"
+#include "sys/clock.h"
 
 /* One open descriptor (posix.c's table). Aligned to a cache line, which makes it 128
  * bytes (not 120): an entry never straddles two lines, and &table[d] is a shift instead
@@ -77,7 +78,7 @@ static inline struct vigil__mqd_ent *vigil__mqd_get(mqd_t d)
  * call blocks): programs see the kernel's order, so vigil gives it. */
 static inline bool vigil__mqd_timeout_bad(const struct timespec *abs_timeout)
 {
-    return abs_timeout && (abs_timeout->tv_sec < 0 || abs_timeout->tv_nsec < 0 || abs_timeout->tv_nsec >= 1000000000L);
+    return abs_timeout && !vigil__ts_valid(abs_timeout);
 }
 
 /* vigil_mq_timedsend on the entry e (vigil__mqd_get's answer: NULL is EBADF; looking

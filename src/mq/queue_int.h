@@ -11,20 +11,12 @@
 
 #include "mq/futex.h"
 #include "mq/mq_internal.h"
+#include "sys/clock.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* Copies a message: small ones inline (overlapping 8-byte moves, no call), the rest
  * with memcpy. */
