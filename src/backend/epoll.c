@@ -49,7 +49,6 @@ static int ep_init(vigil_loop *loop)
         return r;
     }
     state->tfd = -1;
-    state->no_pwait2 = getenv("VIGIL_TEST_NO_PWAIT2") != NULL; /* test hook: the fallback path */
     loop->bk = state;
     return 0;
 }

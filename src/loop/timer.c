@@ -15,8 +15,9 @@
  * carries TFD_TIMER_CANCEL_ON_SET: when anyone sets the clock, in either direction, its
  * read fails with ECANCELED; the loop then re-reads the clock, fires what became due and
  * re-arms (clock_was_set()). A test drives the same path with
- * vigil__timers_inject_clock_change(), which also shifts this module's view of REALTIME
- * so that no test ever sets the machine's clock.
+ * vigil__timers_clock_was_set() (what the ECANCELED read does), never setting the
+ * machine's clock: it shifts REALTIME for its own process only, in the C library calls
+ * the loop makes (tests/timer/realtime_change.c). Nothing here keeps test state.
  *
  * Never early. A timer fires only when a clock read taken after the wait (the loop
  * refreshes its cached clocks after every wait) is at or past its deadline. A kernel
@@ -172,21 +173,17 @@ bool vigil__heap_valid(const struct vigil__heap *h)
 
 /* ---------------------------------------------------------------- clocks */
 
-/* The clock as the timers see it: the loop's per-turn cache, plus the test-only
- * REALTIME offset (0 unless a test injected a clock change). */
+/* The clock as the timers see it: the loop's per-turn cache. */
 static int64_t clk_now(vigil_loop *loop, int c)
 {
-    struct vigil__timers *tm = vigil__timers_of(loop);
-    int64_t t = vigil__now(loop, c);
-    return c == VIGIL__CLK_REAL ? t + tm->real_offset_ns : t;
+    return vigil__now(loop, c);
 }
 
 /* A fresh read, bypassing the cache (vDSO, no system call). */
 static int64_t clk_read(vigil_loop *loop, int c)
 {
-    struct vigil__timers *tm = vigil__timers_of(loop);
-    int64_t t = vigil__clock_ns(vigil__clk_id[c]);
-    return c == VIGIL__CLK_REAL ? t + tm->real_offset_ns : t;
+    (void)loop;
+    return vigil__clock_ns(vigil__clk_id[c]);
 }
 
 static bool is_precise(const vigil_loop *loop, const struct vigil__timer *t)
@@ -194,7 +191,7 @@ static bool is_precise(const vigil_loop *loop, const struct vigil__timer *t)
     return (t->flags & VIGIL_TIMER_PRECISE) || (loop->flags & VIGIL_LOOP_PRECISE);
 }
 
-/* The REALTIME clock was set (timerfd read ECANCELED, or a test's injection): cached
+/* The REALTIME clock was set (timerfd read ECANCELED, or a test's call): cached
  * clock values are stale and the timerfd must be re-armed against the new clock. The
  * firing pass that follows the dispatch re-reads the clock and fires what became due;
  * timers now further away than before simply wait longer. */
@@ -206,10 +203,8 @@ static void clock_was_set(vigil_loop *loop)
     vigil__now_invalidate(loop);
 }
 
-void vigil__timers_inject_clock_change(vigil_loop *loop, int64_t offset_ns)
+void vigil__timers_clock_was_set(vigil_loop *loop)
 {
-    struct vigil__timers *tm = vigil__timers_of(loop);
-    tm->real_offset_ns = add_clamp(tm->real_offset_ns, offset_ns);
     clock_was_set(loop);
 }
 
@@ -263,9 +258,8 @@ static void clk_arm(struct vigil__timers *tm, int c)
     int64_t d = h->a[0]->deadline_ns;
     if (d == INT64_MAX)
         return;
-    /* k: the kernel's absolute expiry (the test-only offset taken out); >= 1, so the
-     * "not armed" mark -1 never matches it */
-    int64_t k = c == VIGIL__CLK_REAL ? add_clamp(d, -tm->real_offset_ns) : d;
+    /* k: the kernel's absolute expiry; >= 1, so the "not armed" mark -1 never matches it */
+    int64_t k = d;
     if (k < 1)
         k = 1; /* a deadline in the past: expire at once (0 would disarm) */
     if (k == tm->clk_armed[c])
