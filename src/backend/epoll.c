@@ -37,7 +37,7 @@ struct epoll_state {
     struct epoll_event evs[VIGIL__EV_CAP];
 };
 
-static int ep_init(vigil_loop *loop)
+static int be_init(vigil_loop *loop)
 {
     struct epoll_state *state = calloc(1, sizeof *state);
     if (!state)
@@ -53,7 +53,7 @@ static int ep_init(vigil_loop *loop)
     return 0;
 }
 
-static void ep_fini(vigil_loop *loop)
+static void be_fini(vigil_loop *loop)
 {
     struct epoll_state *state = loop->bk;
     if (!state)
@@ -279,7 +279,7 @@ static inline __attribute__((always_inline)) int epoll_turn(vigil_loop *loop, co
     return turn_full(loop, state, w);
 }
 
-static int ep_run(vigil_loop *loop, enum vigil_run_mode mode)
+static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
 {
     return vigil__run(loop, mode, epoll_turn, false);
 }
@@ -289,15 +289,15 @@ static int ep_run(vigil_loop *loop, enum vigil_run_mode mode)
  * EPOLL_CTL_DEL if anything is registered). The dirty entry then finds nothing to do.
  * Applied after the close, as the turn would, the DEL failed with EBADF and left a
  * dup'd file registered (a stray event and a rebuild of the whole set later). */
-static void ep_fd_closing(vigil_loop *loop, int fd)
+static void be_fd_closing(vigil_loop *loop, int fd)
 {
     apply(loop, loop->bk, fd);
 }
 
 const struct vigil__backend vigil__backend_epoll = {
     .name = "epoll",
-    .init = ep_init,
-    .fini = ep_fini,
-    .run = ep_run,
-    .fd_closing = ep_fd_closing,
+    .init = be_init,
+    .fini = be_fini,
+    .run = be_run,
+    .fd_closing = be_fd_closing,
 };

@@ -88,7 +88,7 @@ static inline uint64_t poll_ud(int fd, uint32_t arm)
     return ((uint64_t)(uint32_t)fd << 32) | ((uint64_t)arm << 2) | VIGIL__UD_POLL;
 }
 
-static int uring_init(vigil_loop *loop)
+static int be_init(vigil_loop *loop)
 {
     struct uring_state *u = calloc(1, sizeof *u);
     if (!u)
@@ -129,7 +129,7 @@ out_free:
     return r;
 }
 
-static void uring_fini(vigil_loop *loop)
+static void be_fini(vigil_loop *loop)
 {
     struct uring_state *u = loop->bk;
     if (!u)
@@ -352,7 +352,7 @@ static void apply_dirty(vigil_loop *loop, struct uring_state *u)
 }
 
 /* Step 2 of the turn (turn.h). */
-static __attribute__((noinline)) int uring_turn(vigil_loop *loop, const struct vigil__wait *w)
+static __attribute__((noinline)) int be_turn(vigil_loop *loop, const struct vigil__wait *w)
 {
     struct uring_state *u = loop->bk;
     apply_dirty(loop, u);
@@ -378,25 +378,25 @@ static __attribute__((noinline)) int uring_turn(vigil_loop *loop, const struct v
     return n;
 }
 
-static int uring_run(vigil_loop *loop, enum vigil_run_mode mode)
+static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
 {
-    return vigil__run(loop, mode, uring_turn, true);
+    return vigil__run(loop, mode, be_turn, true);
 }
 
 #else /* !VIGIL_HAVE_LIBURING */
 
-static int uring_init(vigil_loop *loop)
+static int be_init(vigil_loop *loop)
 {
     snprintf(loop->bk_reason, sizeof loop->bk_reason, "built without liburing");
     return -ENOSYS;
 }
 
-static void uring_fini(vigil_loop *loop)
+static void be_fini(vigil_loop *loop)
 {
     (void)loop;
 }
 
-static int uring_run(vigil_loop *loop, enum vigil_run_mode mode)
+static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
 {
     (void)loop;
     (void)mode;
@@ -407,7 +407,7 @@ static int uring_run(vigil_loop *loop, enum vigil_run_mode mode)
 
 const struct vigil__backend vigil__backend_uring = {
     .name = "uring",
-    .init = uring_init,
-    .fini = uring_fini,
-    .run = uring_run,
+    .init = be_init,
+    .fini = be_fini,
+    .run = be_run,
 };

@@ -214,7 +214,7 @@ static void clk_ready(vigil_loop *loop, vigil_io *w, int revents)
     int c = (int)(w - tm->clk_io);
     if (revents < 0) {
         /* The backend refused the timerfd (should not happen): timers on this clock
-         * fall back to a MONOTONIC wait (see vigil__timers_wait). */
+         * fall back to a MONOTONIC wait (see vigil__timers_deadline). */
         close(tm->clk_fd[c]);
         tm->clk_fd[c] = -1;
         tm->clk_armed[c] = -1;
@@ -564,8 +564,6 @@ void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
         vigil__now_invalidate(loop); /* the firing pass must see the time after the spin */
 }
 
-/* ---------------------------------------------------------------- stats */
-
 void vigil__timers_arm(vigil_loop *loop, struct vigil__timers *tm)
 {
     (void)loop;
@@ -573,6 +571,8 @@ void vigil__timers_arm(vigil_loop *loop, struct vigil__timers *tm)
         if (tm->clk_fd[c] >= 0)
             clk_arm(tm, c);
 }
+
+/* ---------------------------------------------------------------- stats */
 
 static int cmp_i64(const void *a, const void *b)
 {

@@ -1,13 +1,10 @@
 /* The POSIX front's descriptor table and its two hot calls (send, receive), shared by
  * posix.c and the LD_PRELOAD library (src/preload/mq_preload.c). Not installed.
  *
- * Why a header: libvigil-mq.so's mq_send used to be a by_fd load and a jump to
- * vigil_mq_timedsend, which checked the timeout, the priority and the descriptor and
- * then called vigil__mq_send: two calls deep before the queue. With the checks here,
- * static inline, the preload's mq_send/mq_receive compile them in place: one call (to
- * vigil__mq_send / vigil__mq_receive), no timeout test (the compiler sees NULL), and the
- * entry found from the program's fd with no by_fd load first (vigil__mq_open_fd below;
- * mq_preload.c, ent_of). posix.c uses the very same functions, so the two fronts cannot
+ * Why a header: with the checks here, static inline, the preload's mq_send/mq_receive
+ * compile them in place: one call (to vigil__mq_send / vigil__mq_receive), no timeout
+ * test (the compiler sees NULL), and the entry found from the program's fd with no
+ * by_fd load first (vigil__mq_open_fd below; mq_preload.c, ent_of). posix.c uses the very same functions, so the two fronts cannot
  * drift apart (same checks, same order, same errno). The table is hidden: both
  * libraries reach it PC-relative, without the GOT.
  */
@@ -22,7 +19,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include "sys/clock.h"
 
 /* One open descriptor (posix.c's table). Aligned to a cache line, which makes it 128
