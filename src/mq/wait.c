@@ -179,6 +179,15 @@ static int ready_stuck(struct vigil__mq *q, struct vigil__mq_rec *r, int64_t *no
     return 0;
 }
 
+/* A record READY for STUCK_NS or more (*now: 0 until read). */
+static bool ready_old(struct vigil__mq_rec *r, int64_t *now)
+{
+    if (!*now)
+        *now = vigil__clock_ns(CLOCK_MONOTONIC);
+    uint64_t t = atomic_load_explicit(&r->ready_ns, memory_order_relaxed);
+    return (uint64_t)*now - t >= STUCK_NS; /* a stamp from the future wraps: old */
+}
+
 /* Oldest live waiter of a kind in state WAITING, or NULL (lock held); the caller makes
  * it READY at once, so it is stamped now (ready_ns). A waiter that is polling (within
  * its spin time) is taken as alive without asking; one that sleeps or overstayed its
@@ -222,7 +231,11 @@ struct vigil__mq_rec *vigil__mq_waiter_find(struct vigil__mq *q, uint32_t kind)
 
 /* Settles every dead waiter's record and wakes live sleepers whose wake was lost (lock
  * held; one kill(tid, 0) per waiter). Called before a receiver decides to sleep on an
- * "empty" queue, and after an edge: a dead receiver may hold a handed-off message. */
+ * "empty" queue, and after an edge: a dead receiver may hold a handed-off message. Not
+ * asked about: a sender made READY less than STUCK_NS ago. It holds no message, and
+ * the receive that emptied the queue has usually just woken it (asking cost that
+ * receive a system call while the sender was on its way to free the record); a dead
+ * one is settled by a later call, once its stamp is that old. */
 int vigil__mq_reclaim_ready(struct vigil__mq *q)
 {
     uint32_t hwm = q->h->rec_hwm < VIGIL__MQ_NREC ? q->h->rec_hwm : VIGIL__MQ_NREC;
@@ -237,8 +250,11 @@ int vigil__mq_reclaim_ready(struct vigil__mq *q)
         if (tid == me)
             continue;
         int rr = 0;
-        if (st == VIGIL__REC_READY)
+        if (st == VIGIL__REC_READY) {
             rr = ready_stuck(q, r, &now);
+            if (rr == 0 && r->kind == VIGIL__REC_SEND && !ready_old(r, &now))
+                continue;
+        }
         if (rr == 0 && atomic_load_explicit(&r->state, memory_order_relaxed) != VIGIL__REC_FREE &&
             !vigil__mq_owner_alive(tid))
             rr = rec_reap(q, r);
