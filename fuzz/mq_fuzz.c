@@ -54,7 +54,7 @@
  * itself instrumented, scripts/fuzz.sh) and with driver.c, a deterministic random
  * driver that ctest runs under gcc's ASan/UBSan.
  */
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 
 #include <errno.h>
 #include <signal.h>

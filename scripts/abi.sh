@@ -21,11 +21,11 @@
 #     addition is harmless to old programs, but it must be deliberate: it fails until the
 #     version is bumped and the baseline regenerated, so the baseline is always the ABI
 #     of the tree and the next change is measured from there.
-# It also fails when include/vigil.h's VIGIL_VERSION_* and CMakeLists.txt's project()
+# It also fails when include/vigil/loop.h's VIGIL_VERSION_* and CMakeLists.txt's project()
 # VERSION disagree. It skips (exit 77) when abidw/abidiff are not installed.
 #
 # When to bump (the SONAME rule; the soname is libvigil.so.<VIGIL_VERSION_MAJOR>):
-#   - incompatible change: bump VIGIL_VERSION_MAJOR in include/vigil.h and the major of
+#   - incompatible change: bump VIGIL_VERSION_MAJOR in include/vigil/loop.h and the major of
 #     project(vigil VERSION ...) in CMakeLists.txt (that is the soname), zero the minor,
 #     start a new version node in src/vigil.map, then run `make abi-baseline`;
 #   - compatible addition: bump VIGIL_VERSION_MINOR and the minor of project() VERSION,
@@ -53,10 +53,10 @@ for t in abidw abidiff; do
 done
 
 # The version, said twice, must agree.
-hv=$(awk '/#define VIGIL_VERSION_(MAJOR|MINOR|PATCH) /{printf "%s%s", sep, $3; sep="."}' "$root/include/vigil.h")
+hv=$(awk '/#define VIGIL_VERSION_(MAJOR|MINOR|PATCH) /{printf "%s%s", sep, $3; sep="."}' "$root/include/vigil/loop.h")
 cv=$(sed -nE 's/^project\(vigil VERSION ([0-9.]+).*/\1/p' "$root/CMakeLists.txt")
 if [ "$hv" != "$cv" ]; then
-  echo "FAIL: include/vigil.h says version $hv, CMakeLists.txt project() says $cv: bump both"
+  echo "FAIL: include/vigil/loop.h says version $hv, CMakeLists.txt project() says $cv: bump both"
   exit 1
 fi
 
@@ -119,7 +119,7 @@ if [ $((diff_rc & 3)) -ne 0 ]; then
   echo "FAIL: abidiff failed (exit status $diff_rc)"
 elif [ $((diff_rc & 8)) -ne 0 ]; then
   echo "FAIL: INCOMPATIBLE ABI change against abi/libvigil.abi (above). If it is meant: bump"
-  echo "      VIGIL_VERSION_MAJOR (include/vigil.h) and project() VERSION (CMakeLists.txt) -- the"
+  echo "      VIGIL_VERSION_MAJOR (include/vigil/loop.h) and project() VERSION (CMakeLists.txt) -- the"
   echo "      soname --, then run: make abi-baseline (see scripts/abi.sh)"
 elif grep -qE 'changes summary: 0 Removed, 0 Changed' "$dir/abidiff.txt" &&
      ! grep -qE 'changes summary: ([1-9]|0 Removed, [1-9])' "$dir/abidiff.txt"; then

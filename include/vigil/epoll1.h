@@ -25,7 +25,7 @@
 #include <sys/epoll.h>
 #include <time.h>
 
-#include "vigil.h"
+#include "vigil/loop.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -36,7 +36,7 @@
 #define VIGIL_FILE_H
 /* Included by vigil.h; may also be included on its own. */
 
-#include "vigil.h"
+#include "vigil/loop.h"
 
 #include <stdint.h>
 #include <sys/types.h>

@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "vigil.h"
+#include "vigil/loop.h"
 #include "vigil/mq.h"
 
 #ifdef __cplusplus

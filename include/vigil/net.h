@@ -35,7 +35,7 @@
 #define VIGIL_NET_H
 /* Included by vigil.h; may also be included on its own. */
 
-#include "vigil.h"
+#include "vigil/loop.h"
 
 #include <stdint.h>
 #include <sys/socket.h>

@@ -4,7 +4,9 @@
  * src/ring (io_uring), src/sys.
  *
  * Each backend file defines its turn step (step 2 of turn.h) and compiles the loop's
- * turn around it with vigil__run(), exported here as run(). The turn step:
+ * turn around it with vigil__run(), exported here as run(). The statics that fill this
+ * interface have the same names in every backend file: be_init, be_fini, be_run (and
+ * be_fd_closing where the backend has one). The turn step:
  *   1. applies each dirty fd's change (loop->dirty[0..ndirty); slot->wanted vs
  *      slot->applied; slot->reset means "the watchers of this fd number were all
  *      stopped since it was applied: the number may now name another file, register it

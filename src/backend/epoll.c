@@ -14,6 +14,7 @@
  * new epoll set: rebuild() re-registers every applied fd (one epoll_ctl each).
  */
 #include "loop/turn.h"
+#include "sys/clock.h"
 #include "sys/sys.h"
 
 #include <errno.h>
@@ -36,7 +37,7 @@ struct epoll_state {
     struct epoll_event evs[VIGIL__EV_CAP];
 };
 
-static int ep_init(vigil_loop *loop)
+static int be_init(vigil_loop *loop)
 {
     struct epoll_state *state = calloc(1, sizeof *state);
     if (!state)
@@ -48,12 +49,11 @@ static int ep_init(vigil_loop *loop)
         return r;
     }
     state->tfd = -1;
-    state->no_pwait2 = getenv("VIGIL_TEST_NO_PWAIT2") != NULL; /* test hook: the fallback path */
     loop->bk = state;
     return 0;
 }
 
-static void ep_fini(vigil_loop *loop)
+static void be_fini(vigil_loop *loop)
 {
     struct epoll_state *state = loop->bk;
     if (!state)
@@ -169,7 +169,7 @@ static int arm_fallback_timer(struct epoll_state *state, int64_t deadline_ns)
     }
     if (state->tfd_armed_ns == deadline_ns)
         return 0;
-    struct itimerspec its = {{0, 0}, {deadline_ns / 1000000000, deadline_ns % 1000000000}};
+    struct itimerspec its = {{0, 0}, vigil__ns_to_ts(deadline_ns)};
     if (timerfd_settime(state->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
         return -errno;
     state->tfd_armed_ns = deadline_ns;
@@ -181,7 +181,7 @@ static int wait_events(struct epoll_state *state, const struct vigil__wait *w)
     if (w->timeout_ns <= 0)
         return vigil__epoll_wait(state->epfd, state->evs, VIGIL__EV_CAP, w->timeout_ns < 0 ? -1 : 0);
     if (!state->no_pwait2) {
-        struct timespec ts = {w->timeout_ns / 1000000000, w->timeout_ns % 1000000000};
+        struct timespec ts = vigil__ns_to_ts(w->timeout_ns);
         int n = vigil__epoll_pwait2(state->epfd, state->evs, VIGIL__EV_CAP, &ts);
         if (n != -ENOSYS)
             return n;
@@ -216,9 +216,7 @@ static __attribute__((noinline)) int turn_full(vigil_loop *loop, struct epoll_st
         if (n > 0 || !state->spurious || w->timeout_ns == 0)
             return n;
         if (w->timeout_ns > 0) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            int64_t left = w->deadline_ns - ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+            int64_t left = w->deadline_ns - vigil__clock_ns(CLOCK_MONOTONIC);
             if (left <= 0)
                 return 0;
             rest = (struct vigil__wait){left, w->deadline_ns};
@@ -281,7 +279,7 @@ static inline __attribute__((always_inline)) int epoll_turn(vigil_loop *loop, co
     return turn_full(loop, state, w);
 }
 
-static int ep_run(vigil_loop *loop, enum vigil_run_mode mode)
+static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
 {
     return vigil__run(loop, mode, epoll_turn, false);
 }
@@ -291,15 +289,15 @@ static int ep_run(vigil_loop *loop, enum vigil_run_mode mode)
  * EPOLL_CTL_DEL if anything is registered). The dirty entry then finds nothing to do.
  * Applied after the close, as the turn would, the DEL failed with EBADF and left a
  * dup'd file registered (a stray event and a rebuild of the whole set later). */
-static void ep_fd_closing(vigil_loop *loop, int fd)
+static void be_fd_closing(vigil_loop *loop, int fd)
 {
     apply(loop, loop->bk, fd);
 }
 
 const struct vigil__backend vigil__backend_epoll = {
     .name = "epoll",
-    .init = ep_init,
-    .fini = ep_fini,
-    .run = ep_run,
-    .fd_closing = ep_fd_closing,
+    .init = be_init,
+    .fini = be_fini,
+    .run = be_run,
+    .fd_closing = be_fd_closing,
 };

@@ -54,6 +54,7 @@
  */
 #include "loop/turn.h"
 #include "ring/ring.h"
+#include "sys/clock.h"
 #include "sys/probe.h"
 
 #include <errno.h>
@@ -87,7 +88,7 @@ static inline uint64_t poll_ud(int fd, uint32_t arm)
     return ((uint64_t)(uint32_t)fd << 32) | ((uint64_t)arm << 2) | VIGIL__UD_POLL;
 }
 
-static int uring_init(vigil_loop *loop)
+static int be_init(vigil_loop *loop)
 {
     struct uring_state *u = calloc(1, sizeof *u);
     if (!u)
@@ -128,7 +129,7 @@ out_free:
     return r;
 }
 
-static void uring_fini(vigil_loop *loop)
+static void be_fini(vigil_loop *loop)
 {
     struct uring_state *u = loop->bk;
     if (!u)
@@ -322,20 +323,20 @@ static int submit_wait(struct uring_state *u, const struct vigil__wait *w)
     struct io_uring_getevents_arg arg = {.ts = (uint64_t)(uintptr_t)&ts};
     unsigned flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
     if (u->abs_timer) {
-        ts.tv_sec = w->deadline_ns / 1000000000;
-        ts.tv_nsec = w->deadline_ns % 1000000000;
+        struct timespec d = vigil__ns_to_ts(w->deadline_ns);
+        ts.tv_sec = d.tv_sec;
+        ts.tv_nsec = d.tv_nsec;
         int e = vigil__ring_enter(r, 1, flags | IORING_ENTER_ABS_TIMER, &arg);
         if (e != -EINVAL)
             return e;
         u->abs_timer = false; /* older than 6.12 */
     }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t rel = w->deadline_ns - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+    int64_t rel = w->deadline_ns - vigil__clock_ns(CLOCK_MONOTONIC);
     if (rel < 0)
         rel = 0;
-    ts.tv_sec = rel / 1000000000;
-    ts.tv_nsec = rel % 1000000000;
+    struct timespec d = vigil__ns_to_ts(rel);
+    ts.tv_sec = d.tv_sec;
+    ts.tv_nsec = d.tv_nsec;
     return vigil__ring_enter(r, rel ? 1 : 0, flags, &arg);
 }
 
@@ -351,7 +352,7 @@ static void apply_dirty(vigil_loop *loop, struct uring_state *u)
 }
 
 /* Step 2 of the turn (turn.h). */
-static __attribute__((noinline)) int uring_turn(vigil_loop *loop, const struct vigil__wait *w)
+static __attribute__((noinline)) int be_turn(vigil_loop *loop, const struct vigil__wait *w)
 {
     struct uring_state *u = loop->bk;
     apply_dirty(loop, u);
@@ -377,25 +378,25 @@ static __attribute__((noinline)) int uring_turn(vigil_loop *loop, const struct v
     return n;
 }
 
-static int uring_run(vigil_loop *loop, enum vigil_run_mode mode)
+static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
 {
-    return vigil__run(loop, mode, uring_turn, true);
+    return vigil__run(loop, mode, be_turn, true);
 }
 
 #else /* !VIGIL_HAVE_LIBURING */
 
-static int uring_init(vigil_loop *loop)
+static int be_init(vigil_loop *loop)
 {
     snprintf(loop->bk_reason, sizeof loop->bk_reason, "built without liburing");
     return -ENOSYS;
 }
 
-static void uring_fini(vigil_loop *loop)
+static void be_fini(vigil_loop *loop)
 {
     (void)loop;
 }
 
-static int uring_run(vigil_loop *loop, enum vigil_run_mode mode)
+static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
 {
     (void)loop;
     (void)mode;
@@ -406,7 +407,7 @@ static int uring_run(vigil_loop *loop, enum vigil_run_mode mode)
 
 const struct vigil__backend vigil__backend_uring = {
     .name = "uring",
-    .init = uring_init,
-    .fini = uring_fini,
-    .run = uring_run,
+    .init = be_init,
+    .fini = be_fini,
+    .run = be_run,
 };

@@ -35,6 +35,7 @@
  * not save a system call for the MONOTONIC case.
  */
 #include "vigil/epoll1.h"
+#include "sys/clock.h"
 #include "sys/probe.h"
 
 #include <errno.h>
@@ -335,15 +336,7 @@ int vigil_epoll_ctl_batch(int epfd, int flags, int ncmds, struct vigil_epoll_ctl
 
 /* ----------------------------------------------------------- epoll_pwait1 */
 
-#define NS_PER_S 1000000000LL
 #define EP_MAX_EVENTS ((int)(INT_MAX / sizeof(struct epoll_event)))
-
-static int64_t clock_ns(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static int fail(int e)
 {
@@ -370,7 +363,7 @@ static int wait_abs(int epfd, struct epoll_event *events, int maxevents, clockid
         if (*tfd < 0)
             return -1;
     }
-    struct itimerspec its = {.it_value = {.tv_sec = deadline_ns / NS_PER_S, .tv_nsec = deadline_ns % NS_PER_S}};
+    struct itimerspec its = {.it_value = vigil__ns_to_ts(deadline_ns)};
     /* Re-arming also clears an expiry left over from an earlier call. */
     if (timerfd_settime(*tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
         return -1;
@@ -400,7 +393,7 @@ int vigil_epoll_pwait1(int epfd, int flags, struct epoll_event *events, int maxe
     if (params->clockid != CLOCK_REALTIME && params->clockid != CLOCK_MONOTONIC)
         return fail(EINVAL);
     const struct timespec *to = params->timeout;
-    if (to && (to->tv_sec < 0 || to->tv_nsec < 0 || to->tv_nsec >= NS_PER_S))
+    if (to && !vigil__ts_valid(to))
         return fail(EINVAL);
     const sigset_t *mask = params->sigmask;
     if (mask && params->sigsetsize != _NSIG / 8 && params->sigsetsize != sizeof(sigset_t))
@@ -419,8 +412,8 @@ int vigil_epoll_pwait1(int epfd, int flags, struct epoll_event *events, int maxe
     clockid_t c = params->clockid;
     if (c == CLOCK_MONOTONIC && vigil__have_epoll_pwait2())
         return (int)syscall(SYS_epoll_pwait2, epfd, events, maxevents, to, mask, (size_t)(_NSIG / 8));
-    int64_t now = clock_ns(c);
-    int64_t rel = to->tv_sec > (INT64_MAX - NS_PER_S) / NS_PER_S ? INT64_MAX : (int64_t)to->tv_sec * NS_PER_S + to->tv_nsec;
+    int64_t now = vigil__clock_ns(c);
+    int64_t rel = to->tv_sec > (INT64_MAX - VIGIL__NS_PER_S) / VIGIL__NS_PER_S ? INT64_MAX : vigil__ts_to_ns(to);
     int64_t deadline = rel > INT64_MAX - now ? INT64_MAX : now + rel;
     return wait_abs(epfd, events, maxevents, c, deadline, mask);
 }

@@ -14,6 +14,7 @@
  *   - the fd table may grow (and move) inside a callback: slots are re-read by index.
  */
 #include "loop/loop.h"
+#include "sys/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,9 +44,7 @@ int vigil__clk_index(int clock)
 int64_t vigil__now(vigil_loop *loop, int clk)
 {
     if (loop->now_epoch[clk] != loop->clock_epoch) {
-        struct timespec ts;
-        clock_gettime(vigil__clk_id[clk], &ts); /* vDSO: no system call */
-        loop->now[clk] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        loop->now[clk] = vigil__clock_ns(vigil__clk_id[clk]); /* vDSO: no system call */
         loop->now_epoch[clk] = loop->clock_epoch;
     }
     return loop->now[clk];

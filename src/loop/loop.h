@@ -8,8 +8,8 @@
  * grown when a new high-water mark is reached (a bigger fd number, more timers than
  * ever before); a steady-state turn allocates nothing.
  */
-#ifndef VIGIL_LOOP_H
-#define VIGIL_LOOP_H
+#ifndef VIGIL_LOOP_LOOP_H
+#define VIGIL_LOOP_LOOP_H
 
 #include "vigil.h"
 #include "backend/backend.h"

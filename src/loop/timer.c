@@ -15,8 +15,9 @@
  * carries TFD_TIMER_CANCEL_ON_SET: when anyone sets the clock, in either direction, its
  * read fails with ECANCELED; the loop then re-reads the clock, fires what became due and
  * re-arms (clock_was_set()). A test drives the same path with
- * vigil__timers_inject_clock_change(), which also shifts this module's view of REALTIME
- * so that no test ever sets the machine's clock.
+ * vigil__timers_clock_was_set() (what the ECANCELED read does), never setting the
+ * machine's clock: it shifts REALTIME for its own process only, in the C library calls
+ * the loop makes (tests/timer/realtime_change.c). Nothing here keeps test state.
  *
  * Never early. A timer fires only when a clock read taken after the wait (the loop
  * refreshes its cached clocks after every wait) is at or past its deadline. A kernel
@@ -49,6 +50,7 @@
  * a quiet machine spins a few us per wake-up, a noisy one more, never past the budget.
  */
 #include "loop/timer.h"
+#include "sys/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -65,15 +67,6 @@
 #define MARGIN_TAIL_NS 10000     /* how far past the margin the p99 sleep may wake */
 #define COMP_MAX_NS 10000        /* default mode's compensation: at most this */
 #define SLEEP_EVERY 16           /* recompute the margin every 16 samples */
-
-/* A spin-wait hint: lets the sibling hyperthread run and saves power while spinning. */
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define cpu_relax() __asm__ __volatile__("yield")
-#else
-#define cpu_relax() ((void)0)
-#endif
 
 /* ------------------------------------------------------------ arithmetic */
 
@@ -180,23 +173,17 @@ bool vigil__heap_valid(const struct vigil__heap *h)
 
 /* ---------------------------------------------------------------- clocks */
 
-/* The clock as the timers see it: the loop's per-turn cache, plus the test-only
- * REALTIME offset (0 unless a test injected a clock change). */
+/* The clock as the timers see it: the loop's per-turn cache. */
 static int64_t clk_now(vigil_loop *loop, int c)
 {
-    struct vigil__timers *tm = vigil__timers_of(loop);
-    int64_t t = vigil__now(loop, c);
-    return c == VIGIL__CLK_REAL ? t + tm->real_offset_ns : t;
+    return vigil__now(loop, c);
 }
 
 /* A fresh read, bypassing the cache (vDSO, no system call). */
 static int64_t clk_read(vigil_loop *loop, int c)
 {
-    struct vigil__timers *tm = vigil__timers_of(loop);
-    struct timespec ts;
-    clock_gettime(vigil__clk_id[c], &ts);
-    int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    return c == VIGIL__CLK_REAL ? t + tm->real_offset_ns : t;
+    (void)loop;
+    return vigil__clock_ns(vigil__clk_id[c]);
 }
 
 static bool is_precise(const vigil_loop *loop, const struct vigil__timer *t)
@@ -204,7 +191,7 @@ static bool is_precise(const vigil_loop *loop, const struct vigil__timer *t)
     return (t->flags & VIGIL_TIMER_PRECISE) || (loop->flags & VIGIL_LOOP_PRECISE);
 }
 
-/* The REALTIME clock was set (timerfd read ECANCELED, or a test's injection): cached
+/* The REALTIME clock was set (timerfd read ECANCELED, or a test's call): cached
  * clock values are stale and the timerfd must be re-armed against the new clock. The
  * firing pass that follows the dispatch re-reads the clock and fires what became due;
  * timers now further away than before simply wait longer. */
@@ -216,10 +203,8 @@ static void clock_was_set(vigil_loop *loop)
     vigil__now_invalidate(loop);
 }
 
-void vigil__timers_inject_clock_change(vigil_loop *loop, int64_t offset_ns)
+void vigil__timers_clock_was_set(vigil_loop *loop)
 {
-    struct vigil__timers *tm = vigil__timers_of(loop);
-    tm->real_offset_ns = add_clamp(tm->real_offset_ns, offset_ns);
     clock_was_set(loop);
 }
 
@@ -229,7 +214,7 @@ static void clk_ready(vigil_loop *loop, vigil_io *w, int revents)
     int c = (int)(w - tm->clk_io);
     if (revents < 0) {
         /* The backend refused the timerfd (should not happen): timers on this clock
-         * fall back to a MONOTONIC wait (see vigil__timers_wait). */
+         * fall back to a MONOTONIC wait (see vigil__timers_deadline). */
         close(tm->clk_fd[c]);
         tm->clk_fd[c] = -1;
         tm->clk_armed[c] = -1;
@@ -273,14 +258,13 @@ static void clk_arm(struct vigil__timers *tm, int c)
     int64_t d = h->a[0]->deadline_ns;
     if (d == INT64_MAX)
         return;
-    /* k: the kernel's absolute expiry (the test-only offset taken out); >= 1, so the
-     * "not armed" mark -1 never matches it */
-    int64_t k = c == VIGIL__CLK_REAL ? add_clamp(d, -tm->real_offset_ns) : d;
+    /* k: the kernel's absolute expiry; >= 1, so the "not armed" mark -1 never matches it */
+    int64_t k = d;
     if (k < 1)
         k = 1; /* a deadline in the past: expire at once (0 would disarm) */
     if (k == tm->clk_armed[c])
         return;
-    struct itimerspec its = {{0, 0}, {(time_t)(k / 1000000000), (long)(k % 1000000000)}};
+    struct itimerspec its = {{0, 0}, vigil__ns_to_ts(k)};
     int fl = TFD_TIMER_ABSTIME | (c == VIGIL__CLK_REAL ? TFD_TIMER_CANCEL_ON_SET : 0);
     if (timerfd_settime(tm->clk_fd[c], fl, &its, NULL) == 0)
         tm->clk_armed[c] = k;
@@ -571,7 +555,7 @@ void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
             if (x >= d || x < prev)
                 break;
             prev = x;
-            cpu_relax();
+            vigil__cpu_relax();
         }
         tm->precise_spin_ns += (uint64_t)(prev - start);
         spun = true;
@@ -580,8 +564,6 @@ void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
         vigil__now_invalidate(loop); /* the firing pass must see the time after the spin */
 }
 
-/* ---------------------------------------------------------------- stats */
-
 void vigil__timers_arm(vigil_loop *loop, struct vigil__timers *tm)
 {
     (void)loop;
@@ -589,6 +571,8 @@ void vigil__timers_arm(vigil_loop *loop, struct vigil__timers *tm)
         if (tm->clk_fd[c] >= 0)
             clk_arm(tm, c);
 }
+
+/* ---------------------------------------------------------------- stats */
 
 static int cmp_i64(const void *a, const void *b)
 {

@@ -43,7 +43,6 @@ struct vigil__timers {
     int clk_fd[VIGIL__CLK_N];
     int64_t clk_armed[VIGIL__CLK_N]; /* kernel expiry the timerfd is armed at, or -1 */
     bool real_changed;               /* the REALTIME clock was set: recheck */
-    int64_t real_offset_ns;          /* test-only shift of REALTIME (inject_clock_change) */
 
     /* precise mode and default-mode compensation */
     int64_t budget_ns;               /* the loop's precise_budget_ns, default applied */
@@ -79,8 +78,9 @@ void vigil__timers_arm(vigil_loop *loop, struct vigil__timers *tm);
 void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm);
 void vigil__timers_stats(const struct vigil__timers *tm, struct vigil_loop_stats *out);
 bool vigil__heap_valid(const struct vigil__heap *h);  /* invariant check for tests */
-/* Test-only: shifts the timers' view of CLOCK_REALTIME by offset_ns and takes the path a
- * real clock_settime takes (the REALTIME timerfd's ECANCELED): re-read, refire, re-arm. */
-void vigil__timers_inject_clock_change(vigil_loop *loop, int64_t offset_ns);
+/* Takes the path a clock_settime takes (the REALTIME timerfd's read fails with
+ * ECANCELED): re-read the clocks, fire what became due, re-arm. Called by tests, which
+ * shift CLOCK_REALTIME in their own process instead of setting the machine's clock. */
+void vigil__timers_clock_was_set(vigil_loop *loop);
 
 #endif

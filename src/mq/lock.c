@@ -27,9 +27,11 @@
  *   A blocked thread owns a waiter record (its thread id, its state word). Whoever
  *   would hand it a message, or settles records, asks the kernel whether that thread
  *   still exists when it is asleep or past its polling time (kill(tid, 0)); a
- *   polling waiter is alive by definition. A dead waiter's record is settled
- *   (rec_reap, wait.c): its handed-off message goes back to the queue. Records change only
- *   under hdr->lockw; a waiter reads its own state word without it.
+ *   polling waiter is alive by definition, and so is a sender made READY less than
+ *   STUCK_NS ago (it holds no message; vigil__mq_reclaim_ready, wait.c). A dead
+ *   waiter's record is settled (rec_reap, wait.c): its handed-off message goes back to
+ *   the queue. Records change only under hdr->lockw; a waiter reads its own state word
+ *   without it.
  *
  * COMMIT POINTS (what survives a SIGKILL anywhere)
  *   Every operation changes the message structure with exactly one store, made under
@@ -127,19 +129,12 @@ static int top_refresh(struct vigil__mq *q)
     return 0;
 }
 
-/* Rebuilds everything derived from the lists (lock taken over from a dead owner). */
-static int recover(struct vigil__mq *q)
+/* recover(), part 1: walks every priority list, marking its slots with epoch (a slot
+ * met twice is a cycle or a slot in two lists); sets each list's tail and bit. Adds the
+ * messages found to *count. 0 or -EBADMSG. */
+static int recover_lists(struct vigil__mq *q, uint32_t epoch, uint32_t *count)
 {
     struct vigil__mq_hdr *h = q->h;
-    if (h->fresh > q->maxmsg)
-        return -EBADMSG;
-    uint32_t epoch = ++h->epoch;
-    if (epoch == 0)
-        epoch = ++h->epoch; /* 0 is the mark of a never-marked slot */
-    h->top2 = 0;
-    memset(h->top, 0, sizeof h->top);
-    memset(h->lvl, 0, sizeof h->lvl);
-    uint32_t count = 0;
     for (uint32_t p = 0; p < VIGIL__MQ_NPRIO; p++) {
         struct vigil__mq_head *hd = &q->heads[p];
         uint32_t ref = hd->head, last = 0;
@@ -150,7 +145,7 @@ static int recover(struct vigil__mq *q)
             if (s->mark == epoch || s->len > q->msgsize || s->prio != p)
                 return -EBADMSG; /* a cycle, a slot in two lists, or a bad slot */
             s->mark = epoch;
-            count++;
+            (*count)++;
             last = ref;
             ref = s->next;
         }
@@ -158,9 +153,16 @@ static int recover(struct vigil__mq *q)
         if (last)
             bit_set(h, p);
     }
-    /* Records: a dead waiter's record is released; a message handed to a receiver
-     * that died before taking it goes back to the front of its priority. */
-    uint32_t busy = 0;
+    return 0;
+}
+
+/* recover(), part 2: the records. A dead waiter's record is released; a message handed
+ * to a receiver that died before taking it goes back to the front of its priority (and
+ * is added to *count); a live receiver's handed-off slot is marked (it is in use).
+ * *busy: the records still owned. 0 or -EBADMSG. */
+static int recover_records(struct vigil__mq *q, uint32_t epoch, uint32_t *count, uint32_t *busy)
+{
+    struct vigil__mq_hdr *h = q->h;
     for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++) {
         struct vigil__mq_rec *r = &q->recs[i];
         uint32_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
@@ -188,16 +190,50 @@ static int recover(struct vigil__mq *q)
             s->mark = epoch;
             if (!alive) {
                 list_push_front(q, ref, s, sprio);
-                count++;
+                (*count)++;
             }
         }
         if (alive) {
-            busy++;
+            (*busy)++;
             continue;
         }
         atomic_store_explicit(&r->state, VIGIL__REC_FREE, memory_order_relaxed);
         r->owner_tid = 0;
     }
+    return 0;
+}
+
+/* recover(), last part: whoever sleeps may have missed the wake the dead process owed:
+ * wakes them all (they re-check), including loop watchers and spare waiters. */
+static void recover_wake_all(struct vigil__mq *q)
+{
+    struct vigil__mq_hdr *h = q->h;
+    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++)
+        if (atomic_load_explicit(&q->recs[i].state, memory_order_relaxed) != VIGIL__REC_FREE)
+            vigil__futex_wake(&q->recs[i].state, INT_MAX);
+    atomic_fetch_add_explicit(&h->spare_seq, 1, memory_order_relaxed);
+    vigil__futex_wake(&h->spare_seq, INT_MAX);
+    atomic_fetch_add_explicit(&h->state_seq, 1, memory_order_relaxed);
+    vigil__futex_wake(&h->state_seq, INT_MAX);
+}
+
+/* Rebuilds everything derived from the lists (lock taken over from a dead owner): the
+ * lists' tails and the bitmap, the records, the free list (every slot no list or live
+ * record holds), curmsgs, nrec_busy and the shortcuts; then wakes every sleeper. */
+static int recover(struct vigil__mq *q)
+{
+    struct vigil__mq_hdr *h = q->h;
+    if (h->fresh > q->maxmsg)
+        return -EBADMSG;
+    uint32_t epoch = ++h->epoch;
+    if (epoch == 0)
+        epoch = ++h->epoch; /* 0 is the mark of a never-marked slot */
+    h->top2 = 0;
+    memset(h->top, 0, sizeof h->top);
+    memset(h->lvl, 0, sizeof h->lvl);
+    uint32_t count = 0, busy = 0;
+    if (recover_lists(q, epoch, &count) < 0 || recover_records(q, epoch, &count, &busy) < 0)
+        return -EBADMSG;
     if (count > q->maxmsg)
         return -EBADMSG;
     h->rec_hwm = VIGIL__MQ_NREC; /* scan all until records are taken afresh */
@@ -209,15 +245,7 @@ static int recover(struct vigil__mq *q)
     h->nrec_busy = busy;
     if (top_refresh(q) < 0)
         return -EBADMSG;
-    /* Whoever sleeps may have missed the wake the dead process owed: wake them all
-     * (they re-check), including loop watchers. */
-    for (uint32_t i = 0; i < VIGIL__MQ_NREC; i++)
-        if (atomic_load_explicit(&q->recs[i].state, memory_order_relaxed) != VIGIL__REC_FREE)
-            vigil__futex_wake(&q->recs[i].state, INT_MAX);
-    atomic_fetch_add_explicit(&h->spare_seq, 1, memory_order_relaxed);
-    vigil__futex_wake(&h->spare_seq, INT_MAX);
-    atomic_fetch_add_explicit(&h->state_seq, 1, memory_order_relaxed);
-    vigil__futex_wake(&h->state_seq, INT_MAX);
+    recover_wake_all(q);
     return 0;
 }
 
@@ -263,13 +291,13 @@ int vigil__mq_lock_slow(struct vigil__mq *q, uint32_t tid)
             return -EAGAIN;
         }
         if (i < 64) {
-            cpu_relax();
+            vigil__cpu_relax();
             continue;
         }
         clock_gettime(CLOCK_MONOTONIC, &t);
-        long spent = (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec);
+        long spent = (long)(vigil__ts_to_ns(&t) - vigil__ts_to_ns(&t0));
         if (spent < LOCK_SPIN_NS) {
-            cpu_relax();
+            vigil__cpu_relax();
             continue;
         }
         if (spent < LOCK_YIELD_NS) {

@@ -8,7 +8,7 @@
  * thread uses it is the caller's race, as with close()).
  */
 #include "mq/futex.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include "mq/posix_int.h"
 
 #include <errno.h>

@@ -1,13 +1,10 @@
 /* The POSIX front's descriptor table and its two hot calls (send, receive), shared by
  * posix.c and the LD_PRELOAD library (src/preload/mq_preload.c). Not installed.
  *
- * Why a header: libvigil-mq.so's mq_send used to be a by_fd load and a jump to
- * vigil_mq_timedsend, which checked the timeout, the priority and the descriptor and
- * then called vigil__mq_send: two calls deep before the queue. With the checks here,
- * static inline, the preload's mq_send/mq_receive compile them in place: one call (to
- * vigil__mq_send / vigil__mq_receive), no timeout test (the compiler sees NULL), and the
- * entry found from the program's fd with no by_fd load first (vigil__mq_open_fd below;
- * mq_preload.c, ent_of). posix.c uses the very same functions, so the two fronts cannot
+ * Why a header: with the checks here, static inline, the preload's mq_send/mq_receive
+ * compile them in place: one call (to vigil__mq_send / vigil__mq_receive), no timeout
+ * test (the compiler sees NULL), and the entry found from the program's fd with no
+ * by_fd load first (vigil__mq_open_fd below; mq_preload.c, ent_of). posix.c uses the very same functions, so the two fronts cannot
  * drift apart (same checks, same order, same errno). The table is hidden: both
  * libraries reach it PC-relative, without the GOT.
  */
@@ -22,7 +19,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
+#include "sys/clock.h"
 
 /* One open descriptor (posix.c's table). Aligned to a cache line, which makes it 128
  * bytes (not 120): an entry never straddles two lines, and &table[d] is a shift instead
@@ -77,7 +75,7 @@ static inline struct vigil__mqd_ent *vigil__mqd_get(mqd_t d)
  * call blocks): programs see the kernel's order, so vigil gives it. */
 static inline bool vigil__mqd_timeout_bad(const struct timespec *abs_timeout)
 {
-    return abs_timeout && (abs_timeout->tv_sec < 0 || abs_timeout->tv_nsec < 0 || abs_timeout->tv_nsec >= 1000000000L);
+    return abs_timeout && !vigil__ts_valid(abs_timeout);
 }
 
 /* vigil_mq_timedsend on the entry e (vigil__mqd_get's answer: NULL is EBADF; looking

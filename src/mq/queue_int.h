@@ -2,7 +2,7 @@
  * receive shortcuts, the lock's fast path, the wakes owed after a change, and the calls
  * between segment.c, lock.c, wait.c, send.c, receive.c, notify.c and check.c. The rules
  * (LOCKING, COMMIT POINTS, PIPELINED SEND, HOSTILE MEMORY) open lock.c. Only those files
- * include this header; posix.c, the watcher and the tests use mq_internal.h.
+ * include this header; posix.c, the watcher and the tests use mq_int.h.
  * The helpers used on the send and receive fast paths are static inline, so those paths
  * make no call they did not make as one file.
  */
@@ -10,21 +10,13 @@
 #define VIGIL_MQ_QUEUE_INT_H
 
 #include "mq/futex.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
+#include "sys/clock.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* Copies a message: small ones inline (overlapping 8-byte moves, no call), the rest
  * with memcpy. */

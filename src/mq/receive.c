@@ -74,68 +74,121 @@ bad:
     return -EBADMSG;
 }
 
+/* The queue holds cur > 0 messages (lock held on entry, released on return): takes
+ * the first, wakes the oldest blocked sender. Returns its length, or -EBADMSG. */
+static inline ssize_t receive_first(struct vigil__mq *q, uint32_t cur, char *buf, unsigned *prio)
+{
+    struct vigil__mq_hdr *h = q->h;
+    /* The shortcut names the first message: its slot and its list head load in
+     * parallel instead of a chain through the bitmap. */
+    uint32_t p = h->top_prio, ref = h->top_ref;
+    if (ref == 0 && h->top_exact) {
+        if (p >= VIGIL__MQ_NPRIO)
+            goto bad;
+        ref = q->heads[p].head;
+        h->top_ref = ref;
+    } else if (ref == 0) {
+        /* Not known since the last list emptied: walk the bitmap. */
+        long hp = bit_highest(h);
+        if (hp < 0 || (uint32_t)hp > p)
+            goto bad;
+        p = (uint32_t)hp;
+        ref = q->heads[p].head;
+        h->top_prio = p;
+        h->top_ref = ref;
+    }
+    if (p >= VIGIL__MQ_NPRIO || !ref_ok(q, ref) || ref > h->fresh)
+        goto bad;
+    ssize_t mlen = take_first(q, h, p, ref, cur, buf);
+    if (mlen < 0) {
+        qunlock(q);
+        return mlen;
+    }
+    /* The next receive starts from this slot; in a deep queue it was written long ago
+     * and has left L1: fetch it while the caller does other work. */
+    if (ref_ok(q, h->top_ref))
+        __builtin_prefetch(slot_at(q, h->top_ref));
+    else if (h->top_exact && h->top_prio < VIGIL__MQ_NPRIO)
+        __builtin_prefetch(&q->heads[h->top_prio]);
+    struct vigil__mq_rec *w = room_wake(q);
+    unlock_wake(q, w, cur == q->maxmsg);
+    if (prio)
+        *prio = (unsigned)p;
+    return mlen;
+bad:
+    qunlock(q);
+    return -EBADMSG;
+}
+
+/* Our record wt->rec waits for a sender's hand-off (lock not held on entry). Returns
+ *   1    the record is READY: the lock is not held, the message is ours (handoff_take);
+ *   0    no hand-off, but the queue must be looked at again (a message queued past us,
+ *        or a timeout or a signal that raced with one): the record is given back, the
+ *        lock is held;
+ *   < 0  the wait's timeout or signal on a still empty queue, or the lock's or the
+ *        records' error: the lock is not held. */
+static int receive_handoff_wait(struct vigil__mq *q, struct vigil__mq_wait *wt)
+{
+    struct vigil__mq_hdr *h = q->h;
+    struct vigil__mq_rec *me = wt->rec;
+    for (;;) {
+        int wr = vigil__mq_wait_word(wt);
+        if (atomic_load_explicit(&me->state, memory_order_acquire) == VIGIL__REC_READY)
+            return 1;
+        int lr = qlock(q);
+        if (lr < 0)
+            return lr;
+        if (atomic_load_explicit(&me->state, memory_order_relaxed) == VIGIL__REC_READY) {
+            qunlock(q);
+            return 1;
+        }
+        if (wr == 0 && !h->curmsgs && h->nrec_busy > 1) {
+            /* An edge (woken, nothing for us): a receiver that died may hold a message
+             * handed to it; put such messages back in the queue. */
+            int rr = vigil__mq_reclaim_ready(q);
+            if (rr < 0) {
+                vigil__mq_rec_release(q, me);
+                qunlock(q);
+                return rr;
+            }
+        }
+        if (wr < 0 || h->curmsgs) {
+            /* Timed out, interrupted, or a message queued past us (recovery put one
+             * back and woke us): give the record back, still locked. */
+            vigil__mq_rec_release(q, me);
+            if (wr < 0 && !h->curmsgs) {
+                qunlock(q);
+                return wr;
+            }
+            return 0;
+        }
+        qunlock(q);
+    }
+}
+
 /* The whole receive, every case (lock held on entry, released on return); wt is the
- * call's wait, ended by the caller. */
+ * call's wait, ended by the caller. Each pass looks at the queue: a message is taken
+ * (receive_first); an empty queue is waited on, first for a dead receiver's handed-off
+ * message to be put back, then for a hand-off to our own record. */
 static inline ssize_t receive_wait(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
                                    const struct timespec *abs_rt, int nonblock, struct vigil__mq_wait *wt)
 {
     struct vigil__mq_hdr *h = q->h;
-    ssize_t r;
     for (;;) {
         uint32_t cur = h->curmsgs;
         if (cur > q->maxmsg) {
-            r = -EBADMSG;
-            goto out_unlock;
+            qunlock(q);
+            return -EBADMSG;
         }
-        if (cur) {
-            /* The shortcut names the first message: its slot and its list head load
-             * in parallel instead of a chain through the bitmap. */
-            uint32_t p = h->top_prio, ref = h->top_ref;
-            if (ref == 0 && h->top_exact) {
-                if (p >= VIGIL__MQ_NPRIO) {
-                    r = -EBADMSG;
-                    goto out_unlock;
-                }
-                ref = q->heads[p].head;
-                h->top_ref = ref;
-            } else if (ref == 0) {
-                /* Not known since the last list emptied: walk the bitmap. */
-                long hp = bit_highest(h);
-                if (hp < 0 || (uint32_t)hp > p) {
-                    r = -EBADMSG;
-                    goto out_unlock;
-                }
-                p = (uint32_t)hp;
-                ref = q->heads[p].head;
-                h->top_prio = p;
-                h->top_ref = ref;
-            }
-            if (p >= VIGIL__MQ_NPRIO || !ref_ok(q, ref) || ref > h->fresh) {
-                r = -EBADMSG;
-                goto out_unlock;
-            }
-            ssize_t mlen = take_first(q, h, p, ref, cur, buf);
-            if (mlen < 0) {
-                r = mlen;
-                goto out_unlock;
-            }
-            /* The next receive starts from this slot; in a deep queue it was written
-             * long ago and has left L1: fetch it while the caller does other work. */
-            if (ref_ok(q, h->top_ref))
-                __builtin_prefetch(slot_at(q, h->top_ref));
-            else if (h->top_exact && h->top_prio < VIGIL__MQ_NPRIO)
-                __builtin_prefetch(&q->heads[h->top_prio]);
-            struct vigil__mq_rec *w = room_wake(q);
-            unlock_wake(q, w, cur == q->maxmsg);
-            if (prio)
-                *prio = (unsigned)p;
-            return mlen;
-        }
+        if (cur)
+            return receive_first(q, cur, buf, prio);
         if (h->nrec_busy) {
             /* A receiver that died holding a handed-off message left it in its record. */
-            r = vigil__mq_reclaim_ready(q);
-            if (r < 0)
-                goto out_unlock;
+            int r = vigil__mq_reclaim_ready(q);
+            if (r < 0) {
+                qunlock(q);
+                return r;
+            }
             if (h->curmsgs)
                 continue;
         }
@@ -144,47 +197,12 @@ static inline ssize_t receive_wait(struct vigil__mq *q, char *buf, size_t len, u
             return er;
         if (er > 0)
             continue;
-        struct vigil__mq_rec *me = wt->rec;
-        int wr;
-        for (;;) {
-            wr = vigil__mq_wait_word(wt);
-            if (atomic_load_explicit(&me->state, memory_order_acquire) == VIGIL__REC_READY)
-                break;
-            int lr = qlock(q);
-            if (lr < 0)
-                return lr;
-            if (atomic_load_explicit(&me->state, memory_order_relaxed) == VIGIL__REC_READY) {
-                qunlock(q);
-                break;
-            }
-            if (wr == 0 && !h->curmsgs && h->nrec_busy > 1) {
-                /* An edge (woken, nothing for us): a receiver that died may hold a
-                 * message handed to it; put such messages back in the queue. */
-                int rr = vigil__mq_reclaim_ready(q);
-                if (rr < 0) {
-                    vigil__mq_rec_release(q, me);
-                    r = rr;
-                    goto out_unlock;
-                }
-            }
-            if (wr < 0 || h->curmsgs) {
-                /* Timed out, interrupted, or a message queued past us (recovery put
-                 * one back and woke us): give the record back, still locked. */
-                vigil__mq_rec_release(q, me);
-                if (wr < 0 && !h->curmsgs) {
-                    r = wr;
-                    goto out_unlock;
-                }
-                goto again;
-            }
-            qunlock(q);
-        }
-        return handoff_take(q, me, buf, prio);
-    again:;
+        int hr = receive_handoff_wait(q, wt);
+        if (hr < 0)
+            return hr;
+        if (hr > 0)
+            return handoff_take(q, wt->rec, buf, prio);
     }
-out_unlock:
-    qunlock(q);
-    return r;
 }
 
 static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,

@@ -1,6 +1,6 @@
 /* The segment: its geometry (where records, list heads and slots lie for a maxmsg and a
  * msgsize), formatting an empty queue, attaching with every identity field checked, and
- * the lock-free count. The layout itself is drawn in mq_internal.h. Calls nothing but
+ * the lock-free count. The layout itself is drawn in mq_int.h. Calls nothing but
  * libc; takes no lock.
  */
 #include "mq/queue_int.h"

@@ -62,8 +62,82 @@ static inline __attribute__((always_inline)) void queue_link(struct vigil__mq *q
     curmsgs_set(h, cur + 1);
 }
 
+/* Sends into the free slot ref (lock held on entry, released on return): hands it to
+ * the oldest waiting receiver (PIPELINED SEND), or links it into its priority list and
+ * takes the notification that a message on an empty queue owes. 0 or -EBADMSG. */
+static inline int send_slot(struct vigil__mq *q, uint32_t ref, const char *msg, size_t len, unsigned prio)
+{
+    struct vigil__mq_hdr *h = q->h;
+    uint32_t cur = h->curmsgs;
+    slot_fill(slot_at(q, ref), msg, len, prio);
+    struct vigil__mq_rec *w = NULL;
+    if (h->nrec_busy) {
+        w = vigil__mq_waiter_find(q, VIGIL__REC_RECV);
+        cur = h->curmsgs; /* settling a dead receiver may have queued its message */
+    }
+    struct vigil__mq_fire fire = {0};
+    if (w) {
+        /* Pipelined send: the oldest waiting receiver gets the slot. The release store
+         * is the commit and publishes the slot's bytes to the receiver, which reads
+         * them without the lock. */
+        w->slot = ref;
+        atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_seq_cst);
+    } else {
+        struct vigil__mq_head *hd = &q->heads[prio];
+        uint32_t head = hd->head, tail = hd->tail;
+        if (head && (!ref_ok(q, tail) || tail > h->fresh)) {
+            slot_free(q, ref);
+            qunlock(q);
+            return -EBADMSG;
+        }
+        queue_link(q, h, hd, head, tail, prio, ref, cur);
+        /* Notification: a message arrives on an empty queue and no receiver waits
+         * (none did: w == NULL). */
+        if (cur == 0 && h->notify_pid)
+            vigil__mq_notify_take(h, &fire);
+    }
+    unlock_wake(q, w, cur == 0);
+    if (fire.pid > 0 && !q->no_signal) /* SIGEV_SIGNAL is 0: the pid says whether one fired */
+        vigil__mq_notify_deliver(&fire, h);
+    return 0;
+}
+
+/* Our record wt->rec waits for room (lock not held on entry). Returns with the lock
+ * held and the record given back: 0 (room, or a timeout or a signal that raced with
+ * room: sending is then the right answer) or the wait's timeout or signal with the
+ * queue still full; or, without the lock, the lock's error. */
+static int send_room_wait(struct vigil__mq *q, struct vigil__mq_wait *wt, bool *locked)
+{
+    struct vigil__mq_hdr *h = q->h;
+    struct vigil__mq_rec *me = wt->rec;
+    int r;
+    for (;;) {
+        r = vigil__mq_wait_word(wt);
+        int lr = qlock(q);
+        if (lr < 0) {
+            *locked = false;
+            return lr; /* corrupt queue: our record stays; settled as a dead waiter's once we exit */
+        }
+        if (atomic_load_explicit(&me->state, memory_order_relaxed) != VIGIL__REC_WAITING || r < 0 ||
+            h->curmsgs < q->maxmsg)
+            break;
+        qunlock(q);
+    }
+    *locked = true;
+    vigil__mq_rec_release(q, me);
+    /* Room is a free slot, not only curmsgs < maxmsg: the slots still handed to
+     * receivers (one that died holding its message keeps it until a receive on the empty
+     * queue or a recovery settles it) are not counted, and a timed send that took
+     * curmsgs alone for room looped here past its deadline for good. Found by
+     * fuzz/mq_fuzz.c (fuzz/crashes/mq/send-timeout-slots-handed-off.bin). */
+    if (r < 0 && (h->curmsgs >= q->maxmsg || (!h->free_head && h->fresh >= q->maxmsg)))
+        return r;
+    return 0;
+}
+
 /* The whole send, every case (lock held on entry, released on return); wt is the
- * call's wait, ended by the caller. */
+ * call's wait, ended by the caller. Each pass looks for a free slot (send_slot); a
+ * full queue is waited on (send_room_wait), then looked at again. */
 static inline int send_wait(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
                             const struct timespec *abs_rt, int nonblock, struct vigil__mq_wait *wt)
 {
@@ -84,65 +158,20 @@ static inline int send_wait(struct vigil__mq *q, const char *msg, size_t len, un
                 goto out_unlock;
             }
         }
-        if (ref) {
-            slot_fill(slot_at(q, ref), msg, len, prio);
-            struct vigil__mq_rec *w = NULL;
-            if (h->nrec_busy) {
-                w = vigil__mq_waiter_find(q, VIGIL__REC_RECV);
-                cur = h->curmsgs; /* settling a dead receiver may have queued its message */
-            }
-            struct vigil__mq_fire fire = {0};
-            if (w) {
-                /* Pipelined send: the oldest waiting receiver gets the slot. The
-                 * release store is the commit and publishes the slot's bytes to the
-                 * receiver, which reads them without the lock. */
-                w->slot = ref;
-                atomic_store_explicit(&w->state, VIGIL__REC_READY, memory_order_seq_cst);
-            } else {
-                struct vigil__mq_head *hd = &q->heads[prio];
-                uint32_t head = hd->head, tail = hd->tail;
-                if (head && (!ref_ok(q, tail) || tail > h->fresh)) {
-                    slot_free(q, ref);
-                    r = -EBADMSG;
-                    goto out_unlock;
-                }
-                queue_link(q, h, hd, head, tail, prio, ref, cur);
-                /* Notification: a message arrives on an empty queue and no receiver
-                 * waits (none did: w == NULL). */
-                if (cur == 0 && h->notify_pid)
-                    vigil__mq_notify_take(h, &fire);
-            }
-            unlock_wake(q, w, cur == 0);
-            if (fire.pid > 0 && !q->no_signal) /* SIGEV_SIGNAL is 0: the pid says whether one fired */
-                vigil__mq_notify_deliver(&fire, h);
-            return 0;
-        }
+        if (ref)
+            return send_slot(q, ref, msg, len, prio);
         /* Full (or every free slot is in a hand-off that is finishing). */
         r = vigil__mq_wait_enter(q, VIGIL__REC_SEND, abs_rt, nonblock, wt);
         if (r < 0)
             return r;
         if (r > 0)
             continue;
-        struct vigil__mq_rec *me = wt->rec;
-        for (;;) {
-            r = vigil__mq_wait_word(wt);
-            int lr = qlock(q);
-            if (lr < 0)
-                return lr; /* corrupt queue: our record stays; settled as a dead waiter's once we exit */
-            if (atomic_load_explicit(&me->state, memory_order_relaxed) != VIGIL__REC_WAITING || r < 0 ||
-                h->curmsgs < q->maxmsg)
-                break;
-            qunlock(q);
-        }
-        vigil__mq_rec_release(q, me);
-        /* Room is a free slot, not only curmsgs < maxmsg: the slots still handed to
-         * receivers (one that died holding its message keeps it until a receive on
-         * the empty queue or a recovery settles it) are not counted, and a timed send
-         * that took curmsgs alone for room looped here past its deadline for good.
-         * Found by fuzz/mq_fuzz.c (fuzz/crashes/mq/send-timeout-slots-handed-off.bin). */
-        if (r < 0 && (h->curmsgs >= q->maxmsg || (!h->free_head && h->fresh >= q->maxmsg)))
+        bool locked;
+        r = send_room_wait(q, wt, &locked);
+        if (!locked)
+            return r;
+        if (r < 0)
             goto out_unlock;
-        /* Room (or a timeout that raced with room: sending is then the right answer). */
     }
 out_unlock:
     qunlock(q);

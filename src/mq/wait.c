@@ -113,18 +113,6 @@ static inline void hook(int phase, struct vigil__mq_rec *r)
  * averaged over its sleeps on every queue: what a sleep costs in time. */
 static _Atomic uint32_t wake_lat_ns = 10000;
 
-static inline int64_t mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static int ts_valid(const struct timespec *ts)
-{
-    return ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L && ts->tv_sec >= 0;
-}
-
 /* --------------------------------------------------------------- records */
 
 /* Puts a message back at the front of its priority (lock held): a dead receiver's
@@ -180,7 +168,7 @@ static int ready_stuck(struct vigil__mq *q, struct vigil__mq_rec *r, int64_t *no
     if (!atomic_load_explicit(&r->sleeping, memory_order_relaxed))
         return 0;
     if (!*now)
-        *now = mono_ns();
+        *now = vigil__clock_ns(CLOCK_MONOTONIC);
     uint64_t t = atomic_load_explicit(&r->ready_ns, memory_order_relaxed);
     if ((uint64_t)*now - t < STUCK_NS) /* a stamp from the future wraps: stuck */
         return 0;
@@ -189,6 +177,15 @@ static int ready_stuck(struct vigil__mq *q, struct vigil__mq_rec *r, int64_t *no
         return rec_reap(q, r);
     vigil__futex_wake(&r->state, INT_MAX);
     return 0;
+}
+
+/* A record READY for STUCK_NS or more (*now: 0 until read). */
+static bool ready_old(struct vigil__mq_rec *r, int64_t *now)
+{
+    if (!*now)
+        *now = vigil__clock_ns(CLOCK_MONOTONIC);
+    uint64_t t = atomic_load_explicit(&r->ready_ns, memory_order_relaxed);
+    return (uint64_t)*now - t >= STUCK_NS; /* a stamp from the future wraps: old */
 }
 
 /* Oldest live waiter of a kind in state WAITING, or NULL (lock held); the caller makes
@@ -222,7 +219,7 @@ struct vigil__mq_rec *vigil__mq_waiter_find(struct vigil__mq *q, uint32_t kind)
         if (!best)
             return NULL;
         if (!now)
-            now = mono_ns();
+            now = vigil__clock_ns(CLOCK_MONOTONIC);
         if ((!atomic_load_explicit(&best->sleeping, memory_order_relaxed) && now <= (int64_t)best->spin_until_ns) ||
             vigil__mq_owner_alive(best->owner_tid)) {
             atomic_store_explicit(&best->ready_ns, (uint64_t)now, memory_order_relaxed);
@@ -234,7 +231,11 @@ struct vigil__mq_rec *vigil__mq_waiter_find(struct vigil__mq *q, uint32_t kind)
 
 /* Settles every dead waiter's record and wakes live sleepers whose wake was lost (lock
  * held; one kill(tid, 0) per waiter). Called before a receiver decides to sleep on an
- * "empty" queue, and after an edge: a dead receiver may hold a handed-off message. */
+ * "empty" queue, and after an edge: a dead receiver may hold a handed-off message. Not
+ * asked about: a sender made READY less than STUCK_NS ago. It holds no message, and
+ * the receive that emptied the queue has usually just woken it (asking cost that
+ * receive a system call while the sender was on its way to free the record); a dead
+ * one is settled by a later call, once its stamp is that old. */
 int vigil__mq_reclaim_ready(struct vigil__mq *q)
 {
     uint32_t hwm = q->h->rec_hwm < VIGIL__MQ_NREC ? q->h->rec_hwm : VIGIL__MQ_NREC;
@@ -249,8 +250,11 @@ int vigil__mq_reclaim_ready(struct vigil__mq *q)
         if (tid == me)
             continue;
         int rr = 0;
-        if (st == VIGIL__REC_READY)
+        if (st == VIGIL__REC_READY) {
             rr = ready_stuck(q, r, &now);
+            if (rr == 0 && r->kind == VIGIL__REC_SEND && !ready_old(r, &now))
+                continue;
+        }
         if (rr == 0 && atomic_load_explicit(&r->state, memory_order_relaxed) != VIGIL__REC_FREE &&
             !vigil__mq_owner_alive(tid))
             rr = rec_reap(q, r);
@@ -385,12 +389,12 @@ static bool spin(struct vigil__mq_wait *w, long budget_ns)
         if (atomic_load_explicit(w->word, memory_order_acquire) != w->val)
             return true;
         if (pure) {
-            cpu_relax();
+            vigil__cpu_relax();
             if (i & 31)
                 continue;
         }
         clock_gettime(CLOCK_MONOTONIC, &t);
-        long spent = (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec);
+        long spent = (long)(vigil__ts_to_ns(&t) - vigil__ts_to_ns(&t0));
         if (spent > budget_ns)
             return false;
         if (spent > pure) {
@@ -418,7 +422,7 @@ static void learn(struct vigil__mq_wait *w, bool slept)
 {
     if (!w->rec)
         return;
-    int64_t now = mono_ns();
+    int64_t now = vigil__clock_ns(CLOCK_MONOTONIC);
     /* Read after the acquire load that saw the word change: the waker stamped first. */
     uint64_t stamp = atomic_load_explicit(&w->rec->ready_ns, memory_order_relaxed);
     bool valid = stamp >= (uint64_t)w->t0_ns && stamp <= (uint64_t)now;
@@ -540,12 +544,12 @@ int vigil__mq_wait_enter(struct vigil__mq *q, uint32_t kind, const struct timesp
         r = -EAGAIN;
         goto out_unlock;
     }
-    if (abs_rt && !ts_valid(abs_rt)) {
+    if (abs_rt && !vigil__ts_valid(abs_rt)) {
         r = -EINVAL;
         goto out_unlock;
     }
     long budget = spin_budget(q, kind);
-    int64_t now = mono_ns();
+    int64_t now = vigil__clock_ns(CLOCK_MONOTONIC);
     w->rec = rec_take(q, kind, now + budget + budget / 2);
     if (!w->rec) {
         /* More blocked threads than records: wait on the shared spare word. */

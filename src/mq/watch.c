@@ -27,7 +27,7 @@
 #include "ring/ring.h"
 #include "sys/probe.h"
 #include "mq/futex.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include "vigil/mq_watch.h"
 
 #include <errno.h>

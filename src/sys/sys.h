@@ -1,5 +1,5 @@
-/* src/sys/: system-call wrappers, kernel constants, run-time probes (probe.h), the
- * version. Calls nothing else of vigil's.
+/* src/sys/: system-call wrappers, kernel constants, run-time probes (probe.h), time and
+ * spin helpers (clock.h), the version. Calls nothing else of vigil's.
  *
  * System calls the loop makes on every turn, issued directly.
  *
@@ -7,7 +7,7 @@
  * cancellation points: each call switches the thread's cancellation state on and off
  * around the system call. Measured on the lab machine (6.18, EPYC, 2 cores) that costs
  * ~37 ns on top of a ~118 ns epoll_wait(..., 0): a quarter of an idle turn. vigil's
- * waits are therefore not pthread cancellation points (documented in vigil.h); cancel a
+ * waits are therefore not pthread cancellation points (documented in vigil/loop.h); cancel a
  * loop thread with vigil_loop_wakeup and a flag instead.
  *
  * Each returns the kernel's result: >= 0, or a negative errno (never touches errno).

@@ -21,7 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 : > "$tmp/declared.where"
 while IFS= read -r -d '' h; do
   rel=${h#"$src"/}
-  "$cc" -w -fpreprocessed -dD -E -P -x c "$h" | grep -v '^[[:space:]]*#' |
+  # (|| true: a header of directives only, such as the umbrella vigil.h, leaves no line)
+  "$cc" -w -fpreprocessed -dD -E -P -x c "$h" | { grep -v '^[[:space:]]*#' || true; } |
     tr '\n' ' ' | tr ';{' '\n\n' |
     awk -v where="$rel" '
       /(^|[^A-Za-z0-9_])VIGIL_[A-Z0-9_]*EXPORT([^A-Za-z0-9_]|$)/ {

@@ -12,7 +12,7 @@
  *   SPURIOUS a callback bit poll() did not report (a fault on epoll and poll, which must
  *            match exactly; counted and reported on io_uring);
  *   HUP-LATE on io_uring only, a PARTIAL that lacks only ERR/HUP: the fd's poll fired for
- *            another bit, then the peer hung up before the turn (documented in vigil.h;
+ *            another bit, then the peer hung up before the turn (documented in vigil/loop.h;
  *            counted and reported, and a fault on epoll and poll);
  *   ERROR    revents < 0 (no registration here can fail), or a callback to a watcher
  *            that was not started.

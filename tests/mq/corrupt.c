@@ -2,7 +2,7 @@
  * (never a crash or an out-of-bounds access, which ASan would report); a non-queue
  * file is refused at open. Each case starts from a fresh queue. */
 #include "mqt.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include <sys/wait.h>
 
 static mqd_t fresh(const char *name)

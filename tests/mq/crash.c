@@ -10,7 +10,7 @@
  * after; a restarted sender goes on after the last attempted one (an attempted but
  * unacknowledged message may or may not arrive, once at most). */
 #include "mqt.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * the hand-off, is killed, and the message comes out of the next receive. A blocked
  * receiver killed before any send leaves no trace either. */
 #include "mqt.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include <signal.h>
 #include <sys/wait.h>
 

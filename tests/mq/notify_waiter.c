@@ -1,7 +1,7 @@
 /* No notification when a receiver is blocked on the queue: the message goes to that
  * receiver (the kernel's rule, and vigil's pipelined send). */
 #include "mqt.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include <pthread.h>
 #include <signal.h>
 

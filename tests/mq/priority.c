@@ -1,7 +1,7 @@
 /* Highest priority first, FIFO within a priority, against a reference model, over
  * many interleaved sends and receives; the queue's invariants hold throughout. */
 #include "mqt.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 
 #define DEPTH 512
 static struct { unsigned prio, seq; } model[DEPTH];

@@ -13,7 +13,7 @@
  *              sends the message (or makes room) and the call returns it.
  * Included by eintr.c and restart.c with RESTART defined. */
 #include "mqt.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>

@@ -3,7 +3,7 @@
  * the 128 waiter records: the rest wait without one) and each gets one message. Every
  * message arrives exactly once; the queue's invariants hold afterwards. */
 #include "mqt.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 #include <pthread.h>
 #include <stdatomic.h>
 

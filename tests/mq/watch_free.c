@@ -2,7 +2,7 @@
  * the helper thread (fallback backends) is joined, the queue's watcher count drops back,
  * and the caller's struct reads as stopped. */
 #include "mqt.h"
-#include "mq/mq_internal.h"
+#include "mq/mq_int.h"
 
 #include <dirent.h>
 #include <pthread.h>

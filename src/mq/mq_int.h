@@ -19,8 +19,8 @@
  * (all-zero) segment is already a valid empty queue; slots at or past `fresh` were never
  * used, so creating a deep queue touches no slot page.
  */
-#ifndef VIGIL_MQ_INTERNAL_H
-#define VIGIL_MQ_INTERNAL_H
+#ifndef VIGIL_MQ_INT_H
+#define VIGIL_MQ_INT_H
 
 #include <stdalign.h>
 #include <stdatomic.h>
