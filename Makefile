@@ -4,7 +4,7 @@
 #   make test-tsan       (part of make test) ThreadSanitizer build, the threaded tests
 #   make lab [BENCH=name] [QUICK=1]   release build, benchmarks, tables, report in build/lab/
 #   make install [PREFIX=/usr/local]
-#   make man-html        regenerate docs/man/ (the manual as HTML) from man/pages/
+#   make man-html        the manual as HTML, from man/pages/, into $(BUILD)/man-html (not committed)
 #   make package         the Debian packages (debian/) from a clean copy of the tree, into
 #                        $(BUILD)/package: dpkg-buildpackage, lintian, then the unpacked .debs
 #                        build and run the README's first program (scripts/package.sh)
@@ -55,7 +55,7 @@ install: lib
 	@cmake --install $(BUILD)/rel --prefix $(PREFIX)
 
 man-html: deps-test
-	@bash scripts/man-html.sh
+	@bash scripts/man-html.sh $(abspath $(BUILD))/man-html
 package: deps-package
 	@bash scripts/package.sh $(BUILD)/package
 
