@@ -9,23 +9,20 @@ never closes is closed after linger_ms: 1 s here), and the headers nginx sends. 
 once per backend (VIGIL_BACKEND)."""
 import http.client, os, random, signal, socket, subprocess, sys, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import listen_port  # noqa: E402
+
 binary = sys.argv[1]
 LINGER_S = 1.0
 
 
 def start():
-    """The server on a port that was free a moment ago: a test running beside this one
-    may take it first (listen fails, EADDRINUSE), then another port is tried."""
-    for _ in range(5):
-        srv = socket.socket(); srv.bind(("127.0.0.1", 0)); port = srv.getsockname()[1]; srv.close()
-        proc = subprocess.Popen([binary, str(port), str(int(LINGER_S * 1000))], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        if proc.stdout.readline().strip() == "ready":
-            return proc, port
-        err = proc.communicate(timeout=10)[1]
-        if "Address already in use" not in err:
-            raise AssertionError(f"server did not start: {err.strip()}")
-    raise AssertionError("server did not start: every port tried was taken")
+    """The server on port 0: the kernel picks a free port, read back from /proc."""
+    proc = subprocess.Popen([binary, "0", str(int(LINGER_S * 1000))], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    if proc.stdout.readline().strip() != "ready":
+        raise AssertionError(f"server did not start: {proc.communicate(timeout=10)[1].strip()}")
+    return proc, listen_port.wait(proc.pid)
 
 
 proc, port = start()
