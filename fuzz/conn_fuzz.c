@@ -55,6 +55,7 @@
  */
 #include "vigil/net.h"
 #include "vigil.h"
+#define FUZZ_NAME "conn_fuzz"
 #include "net_loop.h"
 
 #include <arpa/inet.h>
@@ -83,16 +84,6 @@
 unsigned long conn_fuzz_inputs, conn_fuzz_calls, conn_fuzz_refused, conn_fuzz_connected, conn_fuzz_accepted,
     conn_fuzz_timedout, conn_fuzz_cancelled, conn_fuzz_conn_refused, conn_fuzz_emfile, conn_fuzz_backend[4];
 
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "conn_fuzz: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    abort();
-}
 
 static int64_t now_ns(void)
 {
@@ -708,9 +699,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     turn(1000); /* the loop's timer machinery is set up before descriptors can run short */
 
     trace = getenv("CONN_FUZZ_TRACE") != NULL;
-    size_t nops = (size - 1) / 4;
-    if (nops > MAX_OPS)
-        nops = MAX_OPS;
+    size_t nops = fuzz_nops(size, MAX_OPS);
     for (size_t k = 0; k < nops; k++) {
         const uint8_t *r = data + 1 + 4 * k;
         struct conn *c = &conns[r[1] % NCONN];

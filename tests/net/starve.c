@@ -26,12 +26,7 @@ static void on_data(vigil_loop *l, vigil_sock *s, ssize_t n, vigil_buf *b)
 int main(void)
 {
     alarm(20);
-    vigil_loop *loop = vt_loop();
-    struct vigil_net_options o;
-    vigil_net_options_init(&o);
-    o.buf_count = 4;
-    o.buf_size = 256;
-    CHECK_EQ(vigil_net_setup(loop, &o), 0);
+    vigil_loop *loop = nt_loop_pool(4, 256);
     int p[2];
     nt_pair(p, 0);
     vigil_sock s = {0};
