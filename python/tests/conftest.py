@@ -9,21 +9,19 @@ reached a listener).
 
 Holding the port until the test binds it cannot be done from here: the test's own bind
 (sock.bind without SO_REUSEADDR in test_sendfile, a connection's local_addr in
-test_events) would then fail on the held port. So the port handed out comes from below
-the ephemeral range, where neither bind(port 0) nor connect ever picks one; the only
-other takers of such ports are other processes running this same function, and those
-are kept apart by a lock per port (flock on a file in the temporary directory, held
-while the process lives). The port is checked bindable (no SO_REUSEADDR, on the
-wildcard address: no listener, no TIME_WAIT) before it is handed out, and never handed
-out twice by one process. Nothing in this project's own tests binds a fixed port."""
+test_events) would then fail on the held port. So the port handed out comes from
+10000-19999, below the ephemeral range, where neither bind(port 0) nor connect ever
+picks one. The other takers of such ports are kept out: the example tests
+(tests/examples) bind theirs in 20000-31999, and other processes running this same
+function are kept apart by a claim per port (an abstract AF_UNIX name bound while the
+process lives: no file, gone with the process). The port is checked bindable (without
+SO_REUSEADDR, on the wildcard address: no socket bound there, no TIME_WAIT) before it
+is handed out, and never handed out twice by one process."""
 import errno
-import fcntl
-import os
 import random
 import socket
-import tempfile
 
-_held = {}  # port -> open lock file, kept while this process lives
+_held = {}  # port -> the socket holding its claim, kept while this process lives
 
 
 def _ephemeral_low():
@@ -45,29 +43,27 @@ def _bindable(port, family, socktype):
 
 
 def find_unused_port(family=socket.AF_INET, socktype=socket.SOCK_STREAM):
-    """A port below the kernel's ephemeral range that this process has claimed and
-    that nothing is bound to now (see the module's comment)."""
-    high = _ephemeral_low()
-    low = max(1024, high - 16384)
-    if high - low < 1024:
-        raise RuntimeError(f"ip_local_port_range starts at {high}: too few ports below it")
+    """A port in 10000-19999 (below the kernel's ephemeral range) that this process
+    has claimed and that nothing is bound to now (see the module's comment)."""
+    low, high = 10000, 20000
+    if _ephemeral_low() < high:
+        raise RuntimeError(f"ip_local_port_range starts below {high}: no ports of ours below it")
     for _ in range(200):
         port = random.randrange(low, high)
         if port in _held:
             continue
-        path = os.path.join(tempfile.gettempdir(), f"vigil-port-{port}.lock")
-        f = open(path, "a")
+        claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            claim.bind(f"\0vigil-test-port-{port}")
         except OSError as e:
-            f.close()
-            if e.errno in (errno.EWOULDBLOCK, errno.EACCES):
+            claim.close()
+            if e.errno == errno.EADDRINUSE:  # another process's
                 continue
             raise
         if not _bindable(port, family, socktype):
-            f.close()
+            claim.close()
             continue
-        _held[port] = f
+        _held[port] = claim
         return port
     raise RuntimeError("no unclaimed port found below the ephemeral range")
 
