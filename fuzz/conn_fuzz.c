@@ -57,9 +57,9 @@
 #include "vigil.h"
 #define FUZZ_NAME "conn_fuzz"
 #include "net_loop.h"
+#include "fds.h" /* tests/common */
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -460,20 +460,28 @@ static void op_connect(struct conn *c, bool to_nobody, uint8_t b, uint8_t cc)
     }
 }
 
+/* A call's result e, which must be the refusal (counted) when refused, else 0: whether
+ * the call was taken. */
+static bool taken(int e, bool refused, int refusal, const char *call)
+{
+    conn_fuzz_calls++;
+    if (refused) {
+        if (e != refusal)
+            fail("%s: %d, not refused with %d", call, e, refusal);
+        conn_fuzz_refused++;
+        return false;
+    }
+    if (e != 0)
+        fail("%s: %s", call, strerror(-e));
+    return true;
+}
+
 static void op_close(struct conn *c)
 {
     if (!c->open)
         return;
-    conn_fuzz_calls++;
-    int e = vigil_sock_close(loop, &c->s, on_closed);
-    if (c->closing) {
-        if (e != -EBADF)
-            fail("a second close was not refused with -EBADF (%d)", e);
-        conn_fuzz_refused++;
+    if (!taken(vigil_sock_close(loop, &c->s, on_closed), c->closing, -EBADF, "vigil_sock_close (a second close)"))
         return;
-    }
-    if (e != 0)
-        fail("vigil_sock_close: %s", strerror(-e));
     c->closing = true;
     if (c->in_flight)
         c->cancel_asked = true;
@@ -483,17 +491,8 @@ static void op_cancel(struct conn *c)
 {
     if (!c->open || c->closing)
         return;
-    conn_fuzz_calls++;
-    int e = vigil_net_cancel(loop, &c->req);
-    if (!c->in_flight) {
-        if (e != -ENOENT)
-            fail("cancelling an idle request: %d, not -ENOENT", e);
-        conn_fuzz_refused++;
-        return;
-    }
-    if (e != 0)
-        fail("vigil_net_cancel: %s", strerror(-e));
-    c->cancel_asked = true;
+    if (taken(vigil_net_cancel(loop, &c->req), !c->in_flight, -ENOENT, "vigil_net_cancel (of an idle request)"))
+        c->cancel_asked = true;
 }
 
 static void op_refused(struct conn *c, uint8_t b)
@@ -614,14 +613,9 @@ static void turn(int64_t sleep_ns)
 
 static int count_fds(void)
 {
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
+    int n = vt_count_fds();
+    if (n < 0)
         fail("/proc/self/fd: %s", strerror(errno));
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += e->d_name[0] != '.';
-    closedir(d);
     return n;
 }
 

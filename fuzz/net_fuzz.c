@@ -377,17 +377,24 @@ static void op_send(struct fsock *f, int kind, uint8_t b, uint8_t c)
     }
 }
 
+/* A receive asked on a socket: when closed, refused with any error; else as expect().
+ * Whether it was taken. */
+static bool recv_taken(int r, bool closed, int want, const char *what, struct fsock *f)
+{
+    if (closed) {
+        if (r == 0)
+            fail("socket %d: %s on a closed socket was taken", f->i, what);
+        net_fuzz_calls++;
+        return false;
+    }
+    expect(r, want, what, f);
+    return r == 0;
+}
+
 static void op_recv_start(struct fsock *f, uint8_t c)
 {
     int r = dgram ? vigil_sock_recvfrom_start(loop, &f->s, on_dgram) : vigil_sock_recv_start(loop, &f->s, on_data);
-    if (f->closing) {
-        if (r == 0)
-            fail("socket %d: recv_start on a closed socket succeeded", f->i);
-        net_fuzz_calls++;
-        return;
-    }
-    expect(r, (f->streaming || f->own_busy) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv_start", f);
-    if (r == 0) {
+    if (recv_taken(r, f->closing, (f->streaming || f->own_busy) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv_start", f)) {
         f->streaming = true;
         f->keep = c & 1;
     }
@@ -405,14 +412,8 @@ static void op_own(struct fsock *f, uint8_t b, uint8_t c)
 {
     size_t len = 1 + (size_t)(b | (c << 8)) % sizeof f->own_buf;
     int r = vigil_sock_recv(loop, &f->s, &f->own, f->own_buf, len, on_own);
-    if (f->closing && !f->own_busy) {
-        if (r == 0)
-            fail("socket %d: a receive on a closed socket was taken", f->i);
-        net_fuzz_calls++;
-        return;
-    }
-    expect(r, (f->own_busy || f->streaming) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv", f);
-    if (r == 0) {
+    if (recv_taken(r, f->closing && !f->own_busy, (f->own_busy || f->streaming) ? -EBUSY : f->shut_rd ? -EPIPE : 0,
+                   "recv", f)) {
         f->own_busy = true;
         f->own_len = len;
     }

@@ -159,6 +159,15 @@ static inline int nt_peer_pair(int small, int *peer_fd, int (*child)(void), pid_
     return p[1];
 }
 
+/* A connected pair (nt_pair, default buffers) whose end fds[1] is opened as s on loop,
+ * receiving into cb; fds[0] is the test's peer. */
+static inline void nt_receiving_pair(vigil_loop *loop, vigil_sock *s, int fds[2], vigil_recv_cb cb)
+{
+    nt_pair(fds, 0);
+    CHECK_EQ(vigil_sock_open(loop, s, fds[1]), 0);
+    CHECK_EQ(vigil_sock_recv_start(loop, s, cb), 0);
+}
+
 /* Runs turns until cond holds; fails after ms milliseconds. */
 #define NT_RUN_UNTIL(loop, cond, ms)                                                    \
     do {                                                                                \

@@ -28,10 +28,8 @@ int main(void)
     alarm(20);
     vigil_loop *loop = nt_loop_pool(4, 256);
     int p[2];
-    nt_pair(p, 0);
     vigil_sock s = {0};
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
-    CHECK_EQ(vigil_sock_recv_start(loop, &s, on_data), 0);
+    nt_receiving_pair(loop, &s, p, on_data);
     static unsigned char out[TOTAL];
     nt_fill(out, TOTAL, 0);
     CHECK_EQ(write(p[0], out, TOTAL), TOTAL); /* fits in the socket buffers */
