@@ -2,9 +2,10 @@
 #   make test            sanitizer build (-Werror, ASan, UBSan) and every test via ctest, then
 #                        the bounded libFuzzer run (scripts/fuzz.sh: clang build in $(BUILD)/fuzz)
 #   make test-tsan       (part of make test) ThreadSanitizer build, the threaded tests
+#   make test-clang      (part of make test) the same sanitizer build with clang-14, its tests
 #   make lab [BENCH=name] [QUICK=1]   release build, benchmarks, tables, report in build/lab/
 #   make install [PREFIX=/usr/local]
-#   make man-html        regenerate docs/man/ (the manual as HTML) from man/pages/
+#   make man-html        the manual as HTML, from man/pages/, into $(BUILD)/man-html (not committed)
 #   make package         the Debian packages (debian/) from a clean copy of the tree, into
 #                        $(BUILD)/package: dpkg-buildpackage, lintian, then the unpacked .debs
 #                        build and run the README's first program (scripts/package.sh)
@@ -55,7 +56,7 @@ install: lib
 	@cmake --install $(BUILD)/rel --prefix $(PREFIX)
 
 man-html: deps-test
-	@bash scripts/man-html.sh
+	@bash scripts/man-html.sh $(abspath $(BUILD))/man-html
 package: deps-package
 	@bash scripts/package.sh $(BUILD)/package
 
@@ -70,6 +71,22 @@ test-tsan: deps-test
 	@echo "ThreadSanitizer: the threaded tests (ctest -L threads in $(BUILD)/tsan)"
 	@cd $(BUILD)/tsan && { ctest --output-on-failure -j $(JOBS) -L threads $(CTEST_ARGS); echo $$? > ctest.rc; } | tee ctest.out; rc=$$(cat ctest.rc); \
 	  grep -E '^[0-9]+% tests passed' ctest.out | sed 's/^/ThreadSanitizer: /' > ctest-summary.txt; \
+	  bash $(CURDIR)/scripts/test-skips.sh . ; exit $$rc
+
+# clang: the tree must build and pass with gcc and clang, so a second sanitizer build
+# ($(BUILD)/clang: clang-14, -Werror, ASan+UBSan) runs the tests whose outcome depends on
+# the compiler: all but the label python (pip builds the extension with the system
+# compiler, outside any build tree, so they would repeat the gcc tree's run) and
+# abi_check (it builds a tree of its own, with the default compiler).
+CLANG ?= clang-14
+.PHONY: test-clang
+test: test-clang
+test-clang: deps-test
+	@cmake -S . -B $(BUILD)/clang -DCMAKE_C_COMPILER=$(CLANG) -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE=ON -DVIGIL_WERROR=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD)/clang -j $(JOBS) -- --no-print-directory
+	@echo "clang: the tests but the compiler-independent ones (ctest -LE python -E abi_check in $(BUILD)/clang)"
+	@cd $(BUILD)/clang && { ctest --output-on-failure -j $(JOBS) -LE python -E '^abi_check$$' $(CTEST_ARGS); echo $$? > ctest.rc; } | tee ctest.out; rc=$$(cat ctest.rc); \
+	  grep -E '^[0-9]+% tests passed' ctest.out | sed 's/^/clang: /' > ctest-summary.txt; \
 	  bash $(CURDIR)/scripts/test-skips.sh . ; exit $$rc
 
 clean:

@@ -31,11 +31,6 @@ static int report(long inputs, const char *backend)
 
 int main(int argc, char **argv)
 {
-#ifdef CONN_FUZZ_KEPT
-    const char *kept = CONN_FUZZ_KEPT;
-#else
-    const char *kept = NULL;
-#endif
-    const struct rand_harness h = {kept, 120, weight, NULL, report};
+    const struct rand_harness h = {RAND_KEPT, 120, weight, NULL, report};
     return rand_drive(&h, argc, argv);
 }

@@ -55,10 +55,11 @@
  */
 #include "vigil/net.h"
 #include "vigil.h"
+#define FUZZ_NAME "conn_fuzz"
 #include "net_loop.h"
+#include "fds.h" /* tests/common */
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -83,16 +84,6 @@
 unsigned long conn_fuzz_inputs, conn_fuzz_calls, conn_fuzz_refused, conn_fuzz_connected, conn_fuzz_accepted,
     conn_fuzz_timedout, conn_fuzz_cancelled, conn_fuzz_conn_refused, conn_fuzz_emfile, conn_fuzz_backend[4];
 
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "conn_fuzz: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    abort();
-}
 
 static int64_t now_ns(void)
 {
@@ -469,20 +460,28 @@ static void op_connect(struct conn *c, bool to_nobody, uint8_t b, uint8_t cc)
     }
 }
 
+/* A call's result e, which must be the refusal (counted) when refused, else 0: whether
+ * the call was taken. */
+static bool taken(int e, bool refused, int refusal, const char *call)
+{
+    conn_fuzz_calls++;
+    if (refused) {
+        if (e != refusal)
+            fail("%s: %d, not refused with %d", call, e, refusal);
+        conn_fuzz_refused++;
+        return false;
+    }
+    if (e != 0)
+        fail("%s: %s", call, strerror(-e));
+    return true;
+}
+
 static void op_close(struct conn *c)
 {
     if (!c->open)
         return;
-    conn_fuzz_calls++;
-    int e = vigil_sock_close(loop, &c->s, on_closed);
-    if (c->closing) {
-        if (e != -EBADF)
-            fail("a second close was not refused with -EBADF (%d)", e);
-        conn_fuzz_refused++;
+    if (!taken(vigil_sock_close(loop, &c->s, on_closed), c->closing, -EBADF, "vigil_sock_close (a second close)"))
         return;
-    }
-    if (e != 0)
-        fail("vigil_sock_close: %s", strerror(-e));
     c->closing = true;
     if (c->in_flight)
         c->cancel_asked = true;
@@ -492,17 +491,8 @@ static void op_cancel(struct conn *c)
 {
     if (!c->open || c->closing)
         return;
-    conn_fuzz_calls++;
-    int e = vigil_net_cancel(loop, &c->req);
-    if (!c->in_flight) {
-        if (e != -ENOENT)
-            fail("cancelling an idle request: %d, not -ENOENT", e);
-        conn_fuzz_refused++;
-        return;
-    }
-    if (e != 0)
-        fail("vigil_net_cancel: %s", strerror(-e));
-    c->cancel_asked = true;
+    if (taken(vigil_net_cancel(loop, &c->req), !c->in_flight, -ENOENT, "vigil_net_cancel (of an idle request)"))
+        c->cancel_asked = true;
 }
 
 static void op_refused(struct conn *c, uint8_t b)
@@ -623,14 +613,9 @@ static void turn(int64_t sleep_ns)
 
 static int count_fds(void)
 {
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
+    int n = vt_count_fds();
+    if (n < 0)
         fail("/proc/self/fd: %s", strerror(errno));
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += e->d_name[0] != '.';
-    closedir(d);
     return n;
 }
 
@@ -708,9 +693,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     turn(1000); /* the loop's timer machinery is set up before descriptors can run short */
 
     trace = getenv("CONN_FUZZ_TRACE") != NULL;
-    size_t nops = (size - 1) / 4;
-    if (nops > MAX_OPS)
-        nops = MAX_OPS;
+    size_t nops = fuzz_nops(size, MAX_OPS);
     for (size_t k = 0; k < nops; k++) {
         const uint8_t *r = data + 1 + 4 * k;
         struct conn *c = &conns[r[1] % NCONN];

@@ -35,11 +35,6 @@ static int report(long inputs, const char *backend)
 
 int main(int argc, char **argv)
 {
-#ifdef NET_FUZZ_KEPT
-    const char *kept = NET_FUZZ_KEPT;
-#else
-    const char *kept = NULL;
-#endif
-    const struct rand_harness h = {kept, 160, weight, tweak, report};
+    const struct rand_harness h = {RAND_KEPT, 160, weight, tweak, report};
     return rand_drive(&h, argc, argv);
 }

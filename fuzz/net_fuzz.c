@@ -46,6 +46,7 @@
  */
 #include "vigil/net.h"
 #include "vigil.h"
+#define FUZZ_NAME "net_fuzz"
 #include "net_loop.h"
 #ifdef NET_FUZZ_DEBUG
 #include "net/net_int.h"
@@ -75,16 +76,6 @@
 unsigned long net_fuzz_inputs, net_fuzz_calls, net_fuzz_bytes, net_fuzz_refused, net_fuzz_cancelled, net_fuzz_backend[4],
     net_fuzz_dgrams;
 
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "net_fuzz: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    abort();
-}
 
 /* Socket i's outgoing stream, byte at offset off: no short period. */
 static inline uint8_t pat(int i, uint64_t off)
@@ -386,17 +377,24 @@ static void op_send(struct fsock *f, int kind, uint8_t b, uint8_t c)
     }
 }
 
+/* A receive asked on a socket: when closed, refused with any error; else as expect().
+ * Whether it was taken. */
+static bool recv_taken(int r, bool closed, int want, const char *what, struct fsock *f)
+{
+    if (closed) {
+        if (r == 0)
+            fail("socket %d: %s on a closed socket was taken", f->i, what);
+        net_fuzz_calls++;
+        return false;
+    }
+    expect(r, want, what, f);
+    return r == 0;
+}
+
 static void op_recv_start(struct fsock *f, uint8_t c)
 {
     int r = dgram ? vigil_sock_recvfrom_start(loop, &f->s, on_dgram) : vigil_sock_recv_start(loop, &f->s, on_data);
-    if (f->closing) {
-        if (r == 0)
-            fail("socket %d: recv_start on a closed socket succeeded", f->i);
-        net_fuzz_calls++;
-        return;
-    }
-    expect(r, (f->streaming || f->own_busy) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv_start", f);
-    if (r == 0) {
+    if (recv_taken(r, f->closing, (f->streaming || f->own_busy) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv_start", f)) {
         f->streaming = true;
         f->keep = c & 1;
     }
@@ -414,14 +412,8 @@ static void op_own(struct fsock *f, uint8_t b, uint8_t c)
 {
     size_t len = 1 + (size_t)(b | (c << 8)) % sizeof f->own_buf;
     int r = vigil_sock_recv(loop, &f->s, &f->own, f->own_buf, len, on_own);
-    if (f->closing && !f->own_busy) {
-        if (r == 0)
-            fail("socket %d: a receive on a closed socket was taken", f->i);
-        net_fuzz_calls++;
-        return;
-    }
-    expect(r, (f->own_busy || f->streaming) ? -EBUSY : f->shut_rd ? -EPIPE : 0, "recv", f);
-    if (r == 0) {
+    if (recv_taken(r, f->closing && !f->own_busy, (f->own_busy || f->streaming) ? -EBUSY : f->shut_rd ? -EPIPE : 0,
+                   "recv", f)) {
         f->own_busy = true;
         f->own_len = len;
     }
@@ -607,13 +599,32 @@ static void dump(void)
     }
 }
 
-static bool sends_busy(void)
+static bool sends_done(void)
 {
     for (int i = 0; i < NSOCK; i++)
         for (int k = 0; k < NSEND; k++)
             if (socks[i].send[k].busy || socks[i].send[k].zc_wait)
-                return true;
-    return false;
+                return false;
+    return true;
+}
+
+/* Turns the loop until done() holds, every open socket reading meanwhile (to_eof: until
+ * its end of stream, else until it shuts its reading side); fails after DRAIN_MS. */
+static void read_until(bool (*done)(void), bool to_eof, const char *what)
+{
+    int64_t end = now_ms() + DRAIN_MS;
+    while (!done()) {
+        for (int i = 0; i < NSOCK; i++) {
+            struct fsock *f = &socks[i];
+            if (!f->closing && !f->streaming && !f->own_busy && !f->err && !(to_eof ? f->eof : f->shut_rd))
+                op_recv_start(f, 0);
+        }
+        turn(10 * 1000000);
+        if (now_ms() > end) {
+            dump();
+            fail("%s within %d ms", what, DRAIN_MS);
+        }
+    }
 }
 
 static void drain_streams(void)
@@ -624,19 +635,7 @@ static void drain_streams(void)
     for (int i = 0; i < NSOCK; i++)
         if (!socks[i].closing && !socks[i].shut_wr)
             op_shutdown(&socks[i], SHUT_WR);
-    int64_t end = now_ms() + DRAIN_MS;
-    while (!settled()) {
-        for (int i = 0; i < NSOCK; i++) {
-            struct fsock *f = &socks[i];
-            if (!f->closing && !f->streaming && !f->own_busy && !f->eof && !f->err)
-                op_recv_start(f, 0);
-        }
-        turn(10 * 1000000);
-        if (now_ms() > end) {
-            dump();
-            fail("not settled after %d ms: a request, a stream or a close never ended", DRAIN_MS);
-        }
-    }
+    read_until(settled, true, "a request, a stream or a close never ended");
     /* Every byte of a stream whose sends all completed whole reached a peer that kept
      * reading to its end. */
     for (int i = 0; i < NSOCK; i++) {
@@ -680,9 +679,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
 
-    size_t nops = (size - 1) / 4;
-    if (nops > MAX_OPS)
-        nops = MAX_OPS;
+    size_t nops = fuzz_nops(size, MAX_OPS);
     for (size_t k = 0; k < nops; k++) {
         const uint8_t *r = data + 1 + 4 * k;
         struct fsock *f = &socks[r[1] % NSOCK];
@@ -727,19 +724,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     draining = true;
     put_kept();
     if (dgram) {
-        int64_t end = now_ms() + DRAIN_MS;
-        while (sends_busy()) {
-            for (int i = 0; i < NSOCK; i++) {
-                struct fsock *f = &socks[i];
-                if (!f->closing && !f->streaming && !f->own_busy && !f->shut_rd && !f->err)
-                    op_recv_start(f, 0);
-            }
-            turn(10 * 1000000);
-            if (now_ms() > end) {
-                dump();
-                fail("a datagram send never completed within %d ms", DRAIN_MS);
-            }
-        }
+        read_until(sends_done, false, "a datagram send never completed");
     } else {
         drain_streams();
     }

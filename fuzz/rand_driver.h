@@ -23,6 +23,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* RAND_KEPT: the driver's kept inputs, ':'-separated paths (the build defines it:
+ * tests/net/CMakeLists.txt); none without it. */
+#ifndef RAND_KEPT
+#define RAND_KEPT NULL
+#endif
+
 struct rand_harness {
     const char *kept;                                /* ':'-separated kept paths (NULL: none) */
     size_t max_ops;                                  /* records per input at most */

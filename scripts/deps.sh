@@ -4,8 +4,8 @@
 #   package: what `make package` needs on top of test: dpkg-buildpackage and its helpers, lintian)
 set -eu
 # abigail-tools: abidw/abidiff for the ABI check (scripts/abi.sh); clang-14 +
-# libclang-rt-14-dev (libFuzzer's runtime, only a Recommends of clang-14): the fuzz build
-# of make test (scripts/fuzz.sh). mandoc: the manual's lint test and make man-html.
+# libclang-rt-14-dev (the sanitizer and libFuzzer runtimes, only a Recommends of
+# clang-14): make test's clang tree (make test-clang) and fuzz build (scripts/fuzz.sh). mandoc: the manual's lint test and make man-html.
 # python3-venv + python3-dev + libpython3.11-testsuite: the asyncio loop's tests (python/: a
 # venv of /usr/bin/python3 builds the extension and runs CPython's own test_events mixins
 # from the testsuite package).

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The manual as HTML in docs/man/ (make man-html): man/mangen.py makes the roff pages,
-# mandoc -Thtml renders each (a ".so" stub renders its target's page under its own
-# name), and index.html lists them. docs/man/style.css is hand-written and kept.
-# Usage: scripts/man-html.sh           regenerate docs/man/
-#        scripts/man-html.sh --check   exit 1 if docs/man/ differs from a fresh render
-#                                      (77: mandoc or python3 missing); ctest runs this
+# The manual as HTML (make man-html), built, not committed: man/mangen.py makes the roff
+# pages, mandoc -Thtml renders each (a ".so" stub renders its target's page under its own
+# name), and index.html lists them; man/style.css is the hand-written style sheet. The
+# sources are man/pages/*.md.
+# Usage: scripts/man-html.sh OUT   render the manual into the folder OUT (its old .html
+#                                  files are replaced); exit 77: mandoc or python3 missing.
+#                                  ctest's man_html renders into the build tree.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-out=$src/docs/man
+[ $# -eq 1 ] || { echo "usage: $0 OUT" >&2; exit 2; }
+out=$1
 command -v mandoc >/dev/null || { echo "SKIP: mandoc is not installed (scripts/deps.sh test installs it)"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
 tmp=$(mktemp -d)
@@ -70,17 +72,8 @@ PY
   done
   echo '</body></html>'
 } > "$tmp/html/index.html"
-cp "$src/docs/man/style.css" "$tmp/html/style.css" 2>/dev/null || true
-if [ "${1:-}" = --check ]; then
-  if diff -r -q "$tmp/html" "$out" > "$tmp/diff"; then
-    echo "docs/man is current: $(ls "$tmp/html" | wc -l) files"
-    exit 0
-  fi
-  cat "$tmp/diff"
-  echo "docs/man differs from the pages: run make man-html and commit docs/man"
-  exit 1
-fi
+cp "$src/man/style.css" "$tmp/html/style.css"
 mkdir -p "$out"
 find "$out" -name '*.html' -delete
-cp "$tmp/html/"*.html "$out/"
-echo "docs/man: $(ls "$out"/*.html | wc -l) HTML files"
+cp "$tmp/html/"* "$out/"
+echo "$out: $(ls "$out"/*.html | wc -l) HTML files"

@@ -13,7 +13,16 @@
 
 static atomic_long vt_allocs, vt_frees;
 
+/* gcc says __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__; clang answers __has_feature. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define VT_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define VT_SANITIZED 1
+#endif
+#endif
+
+#ifdef VT_SANITIZED
 /* From the sanitizer runtime (GCC ships no header for it). */
 int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
                                               void (*free_hook)(const volatile void *));

@@ -13,36 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "vigil.h"
 
 #define VT_SKIP 77
-
-#define CHECK(cond)                                                                     \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                                  \
-    do {                                                                                \
-        long long a_ = (long long)(a), b_ = (long long)(b);                             \
-        if (a_ != b_) {                                                                 \
-            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %lld, %s == %lld\n", __FILE__, \
-                    __LINE__, #a, a_, #b, b_);                                          \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
-
-/* A system call in test set-up that must succeed. */
-#define CHECK_SYS(expr)                                                                 \
-    do {                                                                                \
-        if ((expr) < 0) {                                                               \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, strerror(errno)); \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
 
 static inline void vt_skip(const char *why)
 {

@@ -5,7 +5,8 @@ set -u
 bin=$1
 # Ports below the kernel's ephemeral range (32768 up here), so the connections other tests
 # make at the same time (net_fuzz makes thousands) never hold ours; a port another test
-# picked is tried again with a new one.
+# picked is tried again with a new one. 20000-31999: python/tests/conftest.py hands out
+# 10000-19999 to CPython's suites.
 pid=
 trap 'kill -9 $pid 2>/dev/null; rm -f /tmp/vigil-echo-$$.log' EXIT
 for _ in 1 2 3 4 5; do

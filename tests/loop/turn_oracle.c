@@ -315,40 +315,23 @@ static bool do_op(int pi)
         record(p, op, wi, 0, 0);
         return true;
     case OP_WRITE_B:
-        if (p->b_closed)
-            return false;
-        n = 1 + rnd_n(4096);
-        moved = move_bytes(1, p->b, n);
-        record(p, op, 0, n, (int)moved);
-        return true;
     case OP_DRAIN_A:
-        moved = move_bytes(0, p->a, 1L << 30);
-        record(p, op, 0, 0, (int)moved);
-        return true;
     case OP_READ_A:
-        n = 1 + rnd_n(4096);
-        moved = move_bytes(0, p->a, n);
-        record(p, op, 0, n, (int)moved);
-        return true;
     case OP_FILL_A:
-        if (p->b_closed)
-            return false;
-        moved = move_bytes(1, p->a, 1L << 30);
-        record(p, op, 0, 0, (int)moved);
-        return true;
     case OP_DRAIN_B:
-        if (p->b_closed)
+    case OP_READ_B: {
+        /* Bytes into or out of one end of the pair: a few (WRITE, READ) or all it takes
+         * (FILL, DRAIN). Writing into a or touching b needs b open. */
+        bool on_b = op == OP_WRITE_B || op == OP_DRAIN_B || op == OP_READ_B;
+        bool writes = op == OP_WRITE_B || op == OP_FILL_A;
+        bool few = op == OP_WRITE_B || op == OP_READ_A || op == OP_READ_B;
+        if ((on_b || writes) && p->b_closed)
             return false;
-        moved = move_bytes(0, p->b, 1L << 30);
-        record(p, op, 0, 0, (int)moved);
-        return true;
-    case OP_READ_B:
-        if (p->b_closed)
-            return false;
-        n = 1 + rnd_n(4096);
-        moved = move_bytes(0, p->b, n);
+        n = few ? 1 + rnd_n(4096) : 0;
+        moved = move_bytes(writes, on_b ? p->b : p->a, few ? n : 1L << 30);
         record(p, op, 0, n, (int)moved);
         return true;
+    }
     case OP_RECREATE:
         for (int i = 0; i < NW; i++)
             if (p->w[i].started)

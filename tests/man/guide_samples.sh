@@ -6,7 +6,8 @@
 #                   alone with -c, after '#include <vigil.h>'
 # Usage: tests/man/guide_samples.sh <source dir> <libvigil.so>
 #   CC (default cc); VIGIL_SAMPLE_FLAGS: the build's sanitizer flags, so a sample links
-#   against a sanitized libvigil
+#   against a sanitized libvigil; VIGIL_SAMPLE_LDFLAGS: what a link takes on top (clang:
+#   the shared sanitizer runtime)
 set -euo pipefail
 src=$1 lib=$2
 cc=${CC:-cc}
@@ -25,6 +26,7 @@ shopt -s nullglob
 files=("$tmp"/sample_*)
 [ ${#files[@]} -gt 0 ] || { echo "FAIL: no \`\`\`c block in docs/guide.md"; exit 1; }
 read -r -a san <<< "${VIGIL_SAMPLE_FLAGS:-}"
+read -r -a sanld <<< "${VIGIL_SAMPLE_LDFLAGS:-}"
 flags=(-std=c11 -Wall -Wextra -Werror -I "$src/include")
 fail=0
 for f in "${files[@]}"; do
@@ -35,7 +37,7 @@ for f in "${files[@]}"; do
     cmd=("$cc" "${flags[@]}" -Wno-unused-function "${san[@]}" -c "$f.c" -o "$f.o")
   else
     cp "$f" "$f.c"
-    cmd=("$cc" "${flags[@]}" "${san[@]}" "$f.c" -o "$f.bin" -L "$(dirname "$lib")" -lvigil
+    cmd=("$cc" "${flags[@]}" "${san[@]}" "${sanld[@]}" "$f.c" -o "$f.bin" -L "$(dirname "$lib")" -lvigil
          -Wl,-rpath,"$(dirname "$lib")")
   fi
   if "${cmd[@]}" > "$tmp/log" 2>&1; then

@@ -5,6 +5,7 @@
 #include "mqt.h"
 #include "mq/mq_int.h"
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 
 static pid_t blocked_child(mqd_t q, struct vigil__mq *m)
@@ -20,7 +21,7 @@ static pid_t blocked_child(mqd_t q, struct vigil__mq *m)
     for (;;) {
         for (unsigned i = 0; i < VIGIL__MQ_NREC; i++)
             if (__atomic_load_n(&m->recs[i].owner_tid, __ATOMIC_RELAXED) == (uint32_t)pid &&
-                __atomic_load_n(&m->recs[i].sleeping, __ATOMIC_RELAXED))
+                atomic_load_explicit(&m->recs[i].sleeping, memory_order_relaxed))
                 return pid;
         usleep(1000);
     }

@@ -23,7 +23,7 @@ int main(void)
         /* Not root: our own queue with no permission at all. */
         CHECK_SYS(chmod(getenv("VIGIL_MQ_DIR"), 0700));
         char p[256];
-        snprintf(p, sizeof p, "%s/vigil.mq.private", mqt_dir);
+        snprintf(p, sizeof p, "%s/vigil.mq.private", privdir);
         CHECK_SYS(chmod(p, 0));
         CHECK_EQ(try_open("/private"), EACCES);
         CHECK_EQ(try_open("/public"), 0);

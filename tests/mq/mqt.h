@@ -14,42 +14,13 @@
 #include <unistd.h>
 
 #include "vigil/mq.h"
+#include "privdir.h"
 #include "vt.h"
 
-static char mqt_dir[128];
-static pid_t mqt_owner;
-
-static void mqt_cleanup(void)
-{
-    if (getpid() != mqt_owner || !mqt_dir[0])
-        return;
-    DIR *d = opendir(mqt_dir);
-    if (d) {
-        struct dirent *de;
-        char p[512];
-        while ((de = readdir(d))) {
-            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-                continue;
-            snprintf(p, sizeof p, "%s/%s", mqt_dir, de->d_name);
-            unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(mqt_dir);
-}
-
-/* Makes the private directory (on tmpfs where there is one) and registers cleanup. */
+/* Makes the private directory and registers its removal (privdir.h). */
 static inline void mqt_setup(void)
 {
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(mqt_dir, sizeof mqt_dir, "%s/vigil-mqtest-XXXXXX", base);
-    if (!mkdtemp(mqt_dir)) {
-        perror("mkdtemp");
-        exit(1);
-    }
-    mqt_owner = getpid();
-    setenv("VIGIL_MQ_DIR", mqt_dir, 1);
-    atexit(mqt_cleanup);
+    privdir_make("vigil-mqtest", "VIGIL_MQ_DIR");
 }
 
 /* A new queue whose file has exactly this mode (the umask is set aside meanwhile). */
@@ -78,7 +49,7 @@ static inline mqd_t mqt_create(const char *name, long maxmsg, long msgsize)
  * directory is opened to others (0711) so that the child reaches the queues in it. */
 static inline pid_t mqt_fork_unprivileged(void)
 {
-    CHECK_SYS(chmod(mqt_dir, 0711));
+    CHECK_SYS(chmod(privdir, 0711));
     pid_t pid = fork();
     CHECK_SYS(pid);
     if (pid == 0 && (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0))

@@ -52,7 +52,7 @@ int main(void)
     CHECK_EQ(g.mq_msgsize, 8192);
     /* A file that is not a queue. */
     char p[256];
-    snprintf(p, sizeof p, "%s/vigil.mq.junk", mqt_dir);
+    snprintf(p, sizeof p, "%s/vigil.mq.junk", privdir);
     int fd = open(p, O_RDWR | O_CREAT, 0600);
     CHECK_SYS(fd);
     CHECK_SYS(ftruncate(fd, 1 << 20));

@@ -64,10 +64,8 @@ int main(void)
     CHECK_EQ(vigil_net_setup(loop, NULL), 0);
 
     int p[2];
-    nt_pair(p, 0);
     vigil_sock s = {0};
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
-    CHECK_EQ(vigil_sock_recv_start(loop, &s, on_data), 0);
+    nt_receiving_pair(loop, &s, p, on_data);
     CHECK_EQ(write(p[0], "hello", 5), 5);
     NT_RUN_UNTIL(loop, calls == 1, 3000);
     int on_epoll = strcmp(nt_backend(), "epoll") == 0;

@@ -3,6 +3,7 @@
 #ifndef VIGIL_NT_H
 #define VIGIL_NT_H
 
+#include "vigil/net.h"
 #include "vt.h"
 
 #include <arpa/inet.h>
@@ -37,6 +38,20 @@ static inline long long nt_check(const unsigned char *p, size_t n, uint64_t from
         if (p[i] != nt_pat(from + i))
             return (long long)(from + i);
     return -1;
+}
+
+/* n bytes of the pattern stream (nt_fill from 0) received in b: checks that they
+ * continue where *got left off (a byte lost or out of order fails), counts them and
+ * gives b back. */
+static inline void nt_take_pattern(vigil_loop *l, vigil_buf *b, ssize_t n, uint64_t *got)
+{
+    CHECK(n > 0);
+    long long bad = nt_check((unsigned char *)b->data, (size_t)n, *got);
+    if (bad >= 0)
+        fprintf(stderr, "byte %lld lost or out of order\n", bad);
+    CHECK(bad < 0);
+    *got += (uint64_t)n;
+    vigil_buf_put(l, b);
 }
 
 static inline int64_t nt_ms(void)
@@ -129,6 +144,28 @@ static inline pid_t nt_spawn(int (*child)(void))
         _exit(child());
     }
     return pid;
+}
+
+/* A connected pair (nt_pair) whose end *peer_fd goes to a child process running
+ * child() (nt_spawn; the parent closes its copy). Returns the parent's end; *pid is the
+ * child's. */
+static inline int nt_peer_pair(int small, int *peer_fd, int (*child)(void), pid_t *pid)
+{
+    int p[2];
+    nt_pair(p, small);
+    *peer_fd = p[0];
+    *pid = nt_spawn(child);
+    close(p[0]);
+    return p[1];
+}
+
+/* A connected pair (nt_pair, default buffers) whose end fds[1] is opened as s on loop,
+ * receiving into cb; fds[0] is the test's peer. */
+static inline void nt_receiving_pair(vigil_loop *loop, vigil_sock *s, int fds[2], vigil_recv_cb cb)
+{
+    nt_pair(fds, 0);
+    CHECK_EQ(vigil_sock_open(loop, s, fds[1]), 0);
+    CHECK_EQ(vigil_sock_recv_start(loop, s, cb), 0);
 }
 
 /* Runs turns until cond holds; fails after ms milliseconds. */
@@ -246,6 +283,18 @@ static inline int nt_full_listener(int *port, int fills[8], int *nfill)
                     "cannot make a connect hang on this kernel without system-wide changes");
         fills[(*nfill)++] = c;
     }
+}
+
+/* A loop (vt_loop) whose socket buffer pool has count buffers of size bytes. */
+static inline vigil_loop *nt_loop_pool(unsigned count, unsigned size)
+{
+    vigil_loop *loop = vt_loop();
+    struct vigil_net_options o;
+    vigil_net_options_init(&o);
+    o.buf_count = count;
+    o.buf_size = size;
+    CHECK_EQ(vigil_net_setup(loop, &o), 0);
+    return loop;
 }
 
 #endif

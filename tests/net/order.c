@@ -28,13 +28,7 @@ static void on_data(vigil_loop *l, vigil_sock *s, ssize_t n, vigil_buf *b)
         eof = 1;
         return;
     }
-    CHECK(n > 0);
-    long long bad = nt_check((unsigned char *)b->data, (size_t)n, got);
-    if (bad >= 0)
-        fprintf(stderr, "byte %lld out of order\n", bad);
-    CHECK(bad < 0);
-    got += (uint64_t)n;
-    vigil_buf_put(l, b);
+    nt_take_pattern(l, b, n, &got);
 }
 
 int main(void)

@@ -43,15 +43,12 @@ int main(void)
     unsigned char *data = malloc(LEN);
     CHECK(data);
     memset(data, 'x', LEN);
-    int p[2];
-    nt_pair(p, 1);
     CHECK_SYS(pipe(ready));
-    peer_fd = p[0];
-    pid_t pid = nt_spawn(peer);
-    close(p[0]);
+    pid_t pid;
+    int fd = nt_peer_pair(1, &peer_fd, peer, &pid);
     vigil_loop *loop = vt_loop();
     vigil_sock s = {0};
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
+    CHECK_EQ(vigil_sock_open(loop, &s, fd), 0);
     CHECK_EQ(vigil_sock_recv_start(loop, &s, on_data), 0);
     vigil_net_req r = {0};
     CHECK_EQ(vigil_sock_send(loop, &s, &r, data, LEN, on_sent), 0);

@@ -43,15 +43,12 @@ int main(void)
     nt_fill(big, BIG, total);
     want = total + BIG;
 
-    int p[2];
-    nt_pair(p, 1);
-    peer_fd = p[0];
-    pid_t pid = nt_spawn(peer);
-    close(p[0]);
+    pid_t pid;
+    int fd = nt_peer_pair(1, &peer_fd, peer, &pid);
 
     vigil_loop *loop = vt_loop();
     vigil_sock s = {0};
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
+    CHECK_EQ(vigil_sock_open(loop, &s, fd), 0);
     vigil_net_req rv = {0}, rs = {0};
     CHECK_EQ(vigil_sock_sendv(loop, &s, &rv, iov, NIOV, on_v), 0);
     CHECK_EQ(vigil_sock_send(loop, &s, &rs, big, BIG, on_s), 0);

@@ -26,17 +26,10 @@ static void on_data(vigil_loop *l, vigil_sock *s, ssize_t n, vigil_buf *b)
 int main(void)
 {
     alarm(20);
-    vigil_loop *loop = vt_loop();
-    struct vigil_net_options o;
-    vigil_net_options_init(&o);
-    o.buf_count = 4;
-    o.buf_size = 256;
-    CHECK_EQ(vigil_net_setup(loop, &o), 0);
+    vigil_loop *loop = nt_loop_pool(4, 256);
     int p[2];
-    nt_pair(p, 0);
     vigil_sock s = {0};
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
-    CHECK_EQ(vigil_sock_recv_start(loop, &s, on_data), 0);
+    nt_receiving_pair(loop, &s, p, on_data);
     static unsigned char out[TOTAL];
     nt_fill(out, TOTAL, 0);
     CHECK_EQ(write(p[0], out, TOTAL), TOTAL); /* fits in the socket buffers */

@@ -34,12 +34,7 @@ static void on_closed(vigil_loop *loop, vigil_sock *s) { (void)loop, (void)s; cl
 int main(void)
 {
     alarm(20);
-    vigil_loop *loop = vt_loop();
-    struct vigil_net_options no;
-    vigil_net_options_init(&no);
-    no.buf_size = 64;
-    no.buf_count = 4;
-    CHECK_EQ(vigil_net_setup(loop, &no), 0);
+    vigil_loop *loop = nt_loop_pool(4, 64);
 
     int pb[2], pa[2];
     nt_pair(pb, 0);

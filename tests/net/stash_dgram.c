@@ -84,12 +84,7 @@ static ssize_t own_recv(vigil_loop *loop, vigil_sock *s, vigil_net_req *r, size_
 int main(void)
 {
     alarm(20);
-    vigil_loop *loop = vt_loop();
-    struct vigil_net_options no;
-    vigil_net_options_init(&no);
-    no.buf_size = 256;
-    no.buf_count = 16;
-    CHECK_EQ(vigil_net_setup(loop, &no), 0);
+    vigil_loop *loop = nt_loop_pool(16, 256);
 
     int rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     CHECK_SYS(rx);

@@ -27,13 +27,7 @@ static void on_data(vigil_loop *l, vigil_sock *sk, ssize_t n, vigil_buf *b)
         eof = 1;
         return;
     }
-    CHECK(n > 0);
-    long long bad = nt_check((unsigned char *)b->data, (size_t)n, got);
-    if (bad >= 0)
-        fprintf(stderr, "byte %lld lost or out of order\n", bad);
-    CHECK(bad < 0);
-    got += (uint64_t)n;
-    vigil_buf_put(l, b);
+    nt_take_pattern(l, b, n, &got);
     static int k;
     k++;
     if (k % 7 == 0) { /* stop, start again later */
@@ -57,13 +51,10 @@ static int peer(void)
 int main(void)
 {
     alarm(20);
-    int p[2];
-    nt_pair(p, 0);
-    peer_fd = p[0];
-    pid_t pid = nt_spawn(peer);
-    close(p[0]);
+    pid_t pid;
+    int fd = nt_peer_pair(0, &peer_fd, peer, &pid);
     vigil_loop *loop = vt_loop();
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
+    CHECK_EQ(vigil_sock_open(loop, &s, fd), 0);
     CHECK_EQ(vigil_sock_recv_start(loop, &s, on_data), 0);
     NT_RUN_UNTIL(loop, eof, 15000);
     CHECK_EQ(got, TOTAL);

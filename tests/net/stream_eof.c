@@ -28,10 +28,8 @@ int main(void)
     alarm(20);
     vigil_loop *loop = vt_loop();
     int p[2];
-    nt_pair(p, 0);
     vigil_sock s = {0};
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
-    CHECK_EQ(vigil_sock_recv_start(loop, &s, on_data), 0);
+    nt_receiving_pair(loop, &s, p, on_data);
     unsigned char out[40];
     nt_fill(out, sizeof out, 0);
     CHECK_EQ(write(p[0], out, sizeof out), (ssize_t)sizeof out);

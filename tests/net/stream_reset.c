@@ -21,10 +21,8 @@ int main(void)
     alarm(20);
     vigil_loop *loop = vt_loop();
     int p[2];
-    nt_pair(p, 0);
     vigil_sock s = {0};
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
-    CHECK_EQ(vigil_sock_recv_start(loop, &s, on_data), 0);
+    nt_receiving_pair(loop, &s, p, on_data);
     nt_run_for(loop, 10); /* the stream waits (armed on io_uring) */
     CHECK_EQ(write(p[1], "unread", 6), 6);
     usleep(10000);

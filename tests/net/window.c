@@ -68,12 +68,7 @@ static int peer(void)
 int main(void)
 {
     alarm(60);
-    vigil_loop *loop = vt_loop();
-    struct vigil_net_options o;
-    vigil_net_options_init(&o);
-    o.buf_count = POOL;
-    o.buf_size = BUFSZ;
-    CHECK_EQ(vigil_net_setup(loop, &o), 0);
+    vigil_loop *loop = nt_loop_pool(POOL, BUFSZ);
     int peers[NSOCK];
     static unsigned char out[EACH];
     for (int i = 0; i < NSOCK; i++) {

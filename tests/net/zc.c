@@ -36,14 +36,11 @@ int main(void)
     data = malloc(LEN);
     CHECK(data);
     nt_fill(data, LEN, 0);
-    int p[2];
-    nt_pair(p, 0);
-    peer_fd = p[0];
-    pid_t pid = nt_spawn(peer);
-    close(p[0]);
+    pid_t pid;
+    int fd = nt_peer_pair(0, &peer_fd, peer, &pid);
     vigil_loop *loop = vt_loop();
     uring = strcmp(vigil_loop_backend(loop), "uring") == 0;
-    CHECK_EQ(vigil_sock_open(loop, &s, p[1]), 0);
+    CHECK_EQ(vigil_sock_open(loop, &s, fd), 0);
     vigil_net_req r = {0};
     CHECK_EQ(vigil_sock_send_zc(loop, &s, &r, data, LEN, on_sent, on_release), 0);
     NT_RUN_UNTIL(loop, rels == 1, 5000);

@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        execl("/proc/self/exe", argv[0], num, pt_dir, (char *)NULL);
+        execl("/proc/self/exe", argv[0], num, privdir, (char *)NULL);
         _exit(127);
     }
     int st;

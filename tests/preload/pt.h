@@ -19,23 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed (errno %d: %s)\n", __FILE__, __LINE__, #c,     \
-                    errno, strerror(errno));                                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_EQ(a, b)                                                                             \
-    do {                                                                                           \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
-        if (a_ != b_) {                                                                            \
-            fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld (errno %d: %s)\n", __FILE__,    \
-                    __LINE__, #a, a_, #b, b_, errno, strerror(errno));                             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
+#include "privdir.h"
+
 /* A call that must fail with this errno. */
 #define CHECK_ERR(call, err)                                                                       \
     do {                                                                                           \
@@ -48,36 +34,10 @@
         }                                                                                          \
     } while (0)
 
-static char pt_dir[128];
-static pid_t pt_owner;
-
-static void pt_cleanup(void)
-{
-    if (getpid() != pt_owner || !pt_dir[0])
-        return;
-    DIR *d = opendir(pt_dir);
-    if (d) {
-        struct dirent *de;
-        char p[512];
-        while ((de = readdir(d)))
-            if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-                snprintf(p, sizeof p, "%s/%s", pt_dir, de->d_name);
-                unlink(p);
-            }
-        closedir(d);
-    }
-    rmdir(pt_dir);
-}
-
 /* Makes the private queue directory; the process that calls it removes it at exit. */
 static inline void pt_setup(void)
 {
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(pt_dir, sizeof pt_dir, "%s/vigil-preload-XXXXXX", base);
-    CHECK(mkdtemp(pt_dir) != NULL);
-    pt_owner = getpid();
-    CHECK(setenv("VIGIL_MQ_DIR", pt_dir, 1) == 0);
-    atexit(pt_cleanup);
+    privdir_make("vigil-preload", "VIGIL_MQ_DIR");
 }
 
 /* Whether the kernel has a queue of this name (asked with the system call itself, which
@@ -95,7 +55,7 @@ static inline int pt_is_vigil(const char *name)
 {
     char path[512];
     struct stat st;
-    snprintf(path, sizeof path, "%s/vigil.mq.%s", pt_dir, name + 1);
+    snprintf(path, sizeof path, "%s/vigil.mq.%s", privdir, name + 1);
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && !pt_kernel_has(name);
 }
 
