@@ -21,6 +21,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#define spin_pause() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define spin_pause() __asm__ __volatile__("yield")
+#else
+#define spin_pause() ((void)0)
+#endif
+
 static long switches(void)
 {
     struct rusage ru;
@@ -48,7 +56,7 @@ static void spin(struct kind *k, int64_t len_ns, bool pause)
         if (x >= end)
             break;
         if (pause)
-            __builtin_ia32_pause();
+            spin_pause();
     }
     bool explained = switches() != sw0;
     k->spins++;
