@@ -287,11 +287,15 @@ static int poll_done(vigil_loop *loop, struct uring_state *u, uint64_t ud, int32
 
 /* Reads completions from the CQ ring (no system call): poll events into loop->ev from
  * index n (at most its capacity; the rest wait in the ring for the next turn), op
- * completions into the ring's queue for the turn's completion point. */
+ * completions into the ring's queue for the turn's completion point. The ring's tail
+ * is read once and its head written once, as liburing's peek_batch + cq_advance do:
+ * per completion, two loads and a store fewer (file-batch: 32 completions a group). */
 static int reap(vigil_loop *loop, struct uring_state *u, int n)
 {
+    unsigned head, tail;
     struct io_uring_cqe *cqe;
-    while ((cqe = vigil__ring_peek(u->ring))) {
+    for (vigil__ring_peek_all(u->ring, &head, &tail); head != tail; head++) {
+        cqe = vigil__ring_cqe_at(u->ring, head);
         uint64_t ud = cqe->user_data;
         unsigned tag = (unsigned)(ud & VIGIL__UD_TAG);
         if (tag == VIGIL__UD_POLL) {
@@ -302,8 +306,8 @@ static int reap(vigil_loop *loop, struct uring_state *u, int n)
             if (!vigil__ring_queue(u->ring, ud, cqe->res, cqe->flags))
                 break; /* the completion queue is full */
         }
-        vigil__ring_seen(u->ring);
     }
+    vigil__ring_seen_to(u->ring, head);
     return n;
 }
 

@@ -53,7 +53,7 @@ static void list_del(struct uring_state *st, vigil_file_req *req)
 }
 
 /* Fills an SQE for req. False when the ring is full and cannot be flushed. */
-static bool queue(vigil_loop *loop, vigil_file_req *req)
+static inline __attribute__((always_inline)) bool queue(vigil_loop *loop, vigil_file_req *req)
 {
     struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe)

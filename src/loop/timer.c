@@ -435,13 +435,14 @@ static void record_sleep(struct vigil__timers *tm, int64_t late_ns)
         tm->learn_due = true;
 }
 
-/* Recomputes the margin and the compensation every SLEEP_EVERY samples. Called before
- * a wait (whose end is an absolute instant), never between a wake-up and its callback,
- * so the sort never delays one. */
-static void learn_margin(struct vigil__timers *tm)
+/* Recomputes the margin and the compensation every SLEEP_EVERY samples; true when it
+ * did. Called before a wait, never between a wake-up and its callback, so the sort never
+ * delays one; the caller then re-reads the clock, so the sort does not delay the wait's
+ * end either (see vigil__timers_deadline). */
+static bool learn_margin(struct vigil__timers *tm)
 {
     if (!tm->learn_due)
-        return;
+        return false;
     tm->learn_due = false;
     uint32_t n = tm->nsleep < VIGIL__SLEEP_WIN ? tm->nsleep : VIGIL__SLEEP_WIN;
     int64_t v[VIGIL__SLEEP_WIN];
@@ -477,6 +478,7 @@ static void learn_margin(struct vigil__timers *tm)
     if (m > tm->budget_ns)
         m = tm->budget_ns;
     tm->precise_margin_ns = m;
+    return true;
 }
 
 void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct vigil__wait *w)
@@ -484,7 +486,13 @@ void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct v
     w->timeout_ns = -1;
     w->deadline_ns = 0;
     tm->wait_target_ns = 0; /* this turn may wait: finish may spin */
-    learn_margin(tm);
+    /* The sort (every SLEEP_EVERY wake-ups: ~35,000 instructions and ~128 mispredicted
+     * branches at a full window, some us) comes after the turn's clock read: the
+     * relative timeout below, counted from that read, would end every 16th wait that
+     * much past the instant wanted, a late tail of its own in precise mode. Read the
+     * clock again after it. */
+    if (learn_margin(tm))
+        vigil__now_invalidate(loop);
     int64_t best = INT64_MAX; /* relative ns until the wait must end */
     for (int c = 0; c < VIGIL__CLK_N; c++) {
         struct vigil__heap *h = &tm->heap[c];
@@ -548,14 +556,23 @@ void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
         if (d <= now || d - now > lead)
             continue;
         /* Spin on the vDSO clock. A clock that goes backwards (REALTIME set) ends the
-         * spin: the timer then waits like any other. */
+         * spin: the timer then waits like any other.
+         * No PAUSE between the reads, as in the lab's pure-spin reference: the read
+         * itself (~25 ns, rdtsc and a few loads of a page the kernel writes once a tick)
+         * paces the loop, and the spin is bounded by the budget. A PAUSE only made the
+         * reads sparser (36 reads/us without, 22 with, on an EPYC guest: the deadline
+         * seen up to ~45 ns late instead of ~28) and, in a VM, is what the hypervisor
+         * takes for a lock spin: AMD's pause filter counts PAUSEs at any privilege level,
+         * and a budget-long spin is past KVM's default 3000 (a VM exit, after which KVM
+         * may hand the vCPU's time to another of the guest's). Intel's Pause-Loop
+         * Exiting applies at CPL 0 only, so the Intel guest's late tail was not this
+         * (docs/figures.md; lab/timer-error/te_pause measures both kinds of spin). */
         int64_t start = now, prev = now;
         for (;;) {
             int64_t x = clk_read(loop, c);
             if (x >= d || x < prev)
                 break;
             prev = x;
-            vigil__cpu_relax();
         }
         tm->precise_spin_ns += (uint64_t)(prev - start);
         spun = true;

@@ -134,6 +134,25 @@ static inline void vigil__ring_seen(struct vigil__ring *r)
     io_uring_smp_store_release(r->ring.cq.khead, *r->ring.cq.khead + 1);
 }
 
+/* The completions posted and not seen yet, [*head, *tail): read each with
+ * vigil__ring_cqe_at, then give the slots back at once with vigil__ring_seen_to. Those
+ * posted meanwhile (a flush while reading) wait for the next read. */
+static inline void vigil__ring_peek_all(struct vigil__ring *r, unsigned *head, unsigned *tail)
+{
+    *head = *r->ring.cq.khead;
+    /* Acquire: the CQE contents are read after the tail that published them. */
+    *tail = io_uring_smp_load_acquire(r->ring.cq.ktail);
+}
+static inline struct io_uring_cqe *vigil__ring_cqe_at(struct vigil__ring *r, unsigned i)
+{
+    return &r->ring.cq.cqes[i & r->ring.cq.ring_mask];
+}
+static inline void vigil__ring_seen_to(struct vigil__ring *r, unsigned head)
+{
+    /* Release: done reading these CQEs before the kernel may reuse their slots. */
+    io_uring_smp_store_release(r->ring.cq.khead, head);
+}
+
 /* Queues a completion of an op read from the CQ ring, for the completion point; false
  * when this turn's queue is full (leave the CQE in the ring). */
 static inline bool vigil__ring_queue(struct vigil__ring *r, uint64_t ud, int32_t res, uint32_t flags)
