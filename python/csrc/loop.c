@@ -12,15 +12,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-int vpy_check_open(LoopObject *l)
-{
-    if (l->closed || !l->vl) {
-        PyErr_SetString(PyExc_RuntimeError, "Event loop is closed");
-        return -1;
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------ create, close */
 
 /* Finishes every handle, then vigil's loop. Handles with loop_closing (timers, fd

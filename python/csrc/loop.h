@@ -1,13 +1,16 @@
 /* The loop object, and what every file above it may call: the shared lifecycle of the
  * loop's handles, the events vigil's callbacks record, the ready queue.
  *
- * Layers (each calls only downward):
- *   module.c                 the module: state, types, exec slot
- *   stream.c                 the stream socket transport (TransportIO)
- *   loop.c                   the Loop type: create/close, call_soon/call_later/call_at
- *   io.c, handle.c           readers and writers; Handle, TimerHandle and their timers
- *   runloop.c                the ready queue, recorded events, the run loop
- *   ring.c                   the one FIFO ring
+ * Layers (each calls only downward; a handle kind above the core reaches the loop only
+ * through this header and its ops):
+ *   module.c             the module: state, types, exec slot
+ *   stream.c             the stream socket transport (TransportIO): kind STREAM
+ *   loop.c               the Loop type: create/close, call_soon/call_later/call_at
+ *   io.c                 readers and writers: kind FD
+ *   runloop.c, handle.c  the core: the handles' lists, recorded events, the ready queue
+ *                        and the turn, which runs Handles (handle.h); TimerHandle and
+ *                        its vigil timer: kind TIMER
+ *   ring.c               the one FIFO ring
  *
  * Threads and the GIL: the loop thread releases the GIL only inside a blocking
  * vigil_loop_run(). vigil's callbacks (timers, fd watchers, sockets) run inside that
@@ -125,8 +128,6 @@ int vpy_run_ready(LoopObject *l);
 PyObject *vpy_loop_run(LoopObject *l);
 void vpy_ring_doorbell(LoopObject *l);
 void vpy_on_doorbell(vigil_loop *vl, vigil_io *w, int revents);
-
-/* loop.c */
 int vpy_check_open(LoopObject *l); /* -1 with RuntimeError once closed */
 
 /* io.c */

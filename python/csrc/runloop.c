@@ -15,6 +15,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+int vpy_check_open(LoopObject *l)
+{
+    if (l->closed || !l->vl) {
+        PyErr_SetString(PyExc_RuntimeError, "Event loop is closed");
+        return -1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------- handle lifecycle */
 
 void vpy_handle_start(LoopObject *l, struct vpy_handle *h)
