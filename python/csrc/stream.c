@@ -70,21 +70,21 @@ struct rxe {
  * TF_RX_ON, TF_RX_ENDED) are written by the loop thread only, inside vigil_loop_run,
  * while no other code touches the transport: the word has one writer at a time. */
 enum {
-    TF_QUEUED = 1u << 0,       /* on the ready queue */
-    TF_PEND_MARKED = 1u << 1,  /* an event recorded this turn (one per turn) */
-    TF_SELFREF = 1u << 2,      /* holds a reference to itself: vigil may call back */
-    TF_RX_ON = 1u << 3,        /* vigil's receive stream runs */
-    TF_RX_ENDED = 1u << 4,     /* vigil ended it (EOF, an error) */
-    TF_STARTED = 1u << 5,      /* _start_reading() was called */
-    TF_PAUSED = 1u << 6,       /* pause_reading() */
-    TF_CLOSING = 1u << 7,      /* close() or a fatal error */
-    TF_EOF = 1u << 8,          /* write_eof() asked */
-    TF_EOF_DONE = 1u << 9,     /* the shutdown was handed to vigil */
-    TF_READ_EOF = 1u << 10,    /* _stop_reading_eof(): no more reading */
-    TF_BUFFERED = 1u << 11,    /* the protocol is a BufferedProtocol */
+    TF_QUEUED = 1u << 0,        /* on the ready queue */
+    TF_PEND_MARKED = 1u << 1,   /* an event recorded this turn (one per turn) */
+    TF_SELFREF = 1u << 2,       /* holds a reference to itself: vigil may call back */
+    TF_RX_ON = 1u << 3,         /* vigil's receive stream runs */
+    TF_RX_ENDED = 1u << 4,      /* vigil ended it (EOF, an error) */
+    TF_STARTED = 1u << 5,       /* _start_reading() was called */
+    TF_PAUSED = 1u << 6,        /* pause_reading() */
+    TF_CLOSING = 1u << 7,       /* close() or a fatal error */
+    TF_EOF = 1u << 8,           /* write_eof() asked */
+    TF_EOF_DONE = 1u << 9,      /* the shutdown was handed to vigil */
+    TF_READ_EOF = 1u << 10,     /* _stop_reading_eof(): no more reading */
+    TF_BUFFERED = 1u << 11,     /* the protocol is a BufferedProtocol */
     TF_EMPTY_WAITER = 1u << 12, /* sendfile waits for the queue to drain */
-    TF_DETACHED = 1u << 13,    /* after connection_lost: no protocol */
-    TF_LOST_CALLED = 1u << 14, /* connection_lost was called from here */
+    TF_DETACHED = 1u << 13,     /* after connection_lost: no protocol */
+    TF_LOST_CALLED = 1u << 14,  /* connection_lost was called from here */
 };
 
 struct TransportObject {
