@@ -817,3 +817,74 @@ def test_no_reference_leak_in_steady_state(loop):
         loop.run_until_complete(work())
         gc.collect()
         assert len(gc.get_objects()) - n0 < 50
+
+
+def test_second_import_of_the_core_has_its_own_types_and_hooks(loop):
+    # PEP 489: a second module object made from the same extension gets its own state.
+    # With a process-global state (m_size -1) it got _core's types back, and its
+    # _set_hooks replaced the repr hook of every loop in the process.
+    import importlib.util
+
+    spec = importlib.util.find_spec("vigil._core")
+    m2 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m2)
+    assert m2 is not _core
+    assert m2.Loop is not _core.Loop and m2.Handle is not _core.Handle
+    assert m2.TransportIO is not _core.TransportIO
+    m2._set_hooks(lambda h: "<m2's repr>")
+    h = loop.call_soon(lambda: None)
+    assert repr(h) != "<m2's repr>" and "Handle" in repr(h)
+    # The second module's bare loop works on its own state.
+    lp = m2.Loop(backend=os.environ.get("VIGIL_BACKEND"))
+    ran = []
+    h2 = lp.call_soon(ran.append, 1)
+    assert type(h2) is m2.Handle and repr(h2) == "<m2's repr>"
+    t = lp.call_later(0, ran.append, 2)
+    assert type(t) is m2.TimerHandle and lp._vigil_timer_count() == 1
+    for _ in range(100):
+        lp._run_once_nowait()
+        if len(ran) == 2:
+            break
+        time.sleep(0.001)
+    assert ran == [1, 2]
+    lp._vigil_close()
+
+
+def test_subinterpreter_loop_leaves_the_main_one_alone():
+    # A loop run in a subinterpreter, which is then destroyed; the main interpreter's
+    # loop must not use anything it left behind (the repr hook set by the subinterpreter's
+    # vigil._loop was the process's one hook before per-module state). In a child
+    # process: a crash there is a failure here, not the end of the test run.
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent("""
+        import sys
+        try:
+            import _xxsubinterpreters as interpreters
+        except ImportError:
+            print("SKIP: no _xxsubinterpreters"); sys.exit(77)
+        import asyncio, vigil
+        sub = interpreters.create()
+        interpreters.run_string(sub, '''
+        import asyncio, vigil
+        async def main():
+            await asyncio.sleep(0.001)
+            return 7
+        assert vigil.run(main()) == 7
+        ''')
+        interpreters.destroy(sub)
+        import gc; gc.collect()
+        loop = vigil.new_event_loop()
+        h = loop.call_soon(print)
+        r = repr(h)
+        assert r.startswith("<Handle") and "print" in r, r
+        assert loop.run_until_complete(asyncio.sleep(0, "main")) == "main"
+        loop.close()
+        print("ok")
+    """)
+    # -P, as ctest runs pytest: the source tree (cwd) stays off sys.path.
+    p = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=60)
+    if p.returncode == 77:
+        pytest.skip(p.stdout.strip())
+    assert p.returncode == 0 and p.stdout.strip() == "ok", (p.returncode, p.stdout, p.stderr)

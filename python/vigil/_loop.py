@@ -6,7 +6,7 @@ The C core (``vigil._core.Loop``) owns everything a running loop does each turn:
 ready queue of handles (``call_soon``), the timers (``call_later``/``call_at`` on vigil
 timers with nanosecond deadlines, never early), the fd readers and writers (``vigil_io``),
 the run loop itself (``_run``: one vigil turn, then the callbacks that became ready), and
-the socket transport's read/write path (``vigil._core.SocketTransport``).
+the socket transport's read/write path (``vigil._core.TransportIO``).
 
 This module subclasses the core together with ``asyncio.base_events.BaseEventLoop``, and
 keeps from BaseEventLoop only its public, protocol-level pieces that need nothing but the

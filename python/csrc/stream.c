@@ -17,14 +17,14 @@
  *   tio_reap()       end the sends vigil completed: release their objects
  *
  * vigil's callbacks run inside vigil_loop_run, maybe without the GIL: they only record
- * (the buffer on the transport's receive ring, a send slot's result) and push the
- * transport once on the loop's pending list; the transport then runs from the ready
- * queue with the GIL, in FIFO order with every other callback.
+ * (the buffer on the transport's receive ring, a send slot's result) and record one
+ * event for the transport (vpy_pend_push); the transport then runs from the ready queue
+ * with the GIL, in FIFO order with every other callback.
  *
  * Lifetime: while vigil may call back (a receive stream runs or a send is in flight) the
- * transport holds a reference to itself; while its vigil_sock is open it sits on the
- * loop's list, so closing the loop can finish it. */
-#include "core.h"
+ * transport holds a reference to itself; while its vigil_sock is open it is a started
+ * handle of the loop (VPY_KIND_STREAM), so closing the loop can finish it. */
+#include "loop.h"
 
 #include <structmember.h>
 
@@ -42,6 +42,8 @@
 #define RX_JOIN_MAX (256 * 1024)
 #define POOL_BUF_SIZE 16384
 #define POOL_BUF_COUNT 1024 /* 16 MiB of address space per loop, touched as used */
+#define RX_FIRST_CAP 8
+#define WQ_FIRST_CAP 16
 
 typedef struct TransportObject TransportObject;
 
@@ -57,35 +59,58 @@ struct wslot {
     char busy, done;
 };
 
+/* A receive vigil completed: its pool buffer and its result (bytes, 0 for EOF, or a
+ * negative errno). */
 struct rxe {
     vigil_buf *buf;
     ssize_t res;
+};
+
+/* The transport's state, one word. The bits vigil's callbacks write (TF_PEND_MARKED,
+ * TF_RX_ON, TF_RX_ENDED) are written by the loop thread only, inside vigil_loop_run,
+ * while no other code touches the transport: the word has one writer at a time. */
+enum {
+    TF_QUEUED = 1u << 0,        /* on the ready queue */
+    TF_PEND_MARKED = 1u << 1,   /* an event recorded this turn (one per turn) */
+    TF_SELFREF = 1u << 2,       /* holds a reference to itself: vigil may call back */
+    TF_RX_ON = 1u << 3,         /* vigil's receive stream runs */
+    TF_RX_ENDED = 1u << 4,      /* vigil ended it (EOF, an error) */
+    TF_STARTED = 1u << 5,       /* _start_reading() was called */
+    TF_PAUSED = 1u << 6,        /* pause_reading() */
+    TF_CLOSING = 1u << 7,       /* close() or a fatal error */
+    TF_EOF = 1u << 8,           /* write_eof() asked */
+    TF_EOF_DONE = 1u << 9,      /* the shutdown was handed to vigil */
+    TF_READ_EOF = 1u << 10,     /* _stop_reading_eof(): no more reading */
+    TF_BUFFERED = 1u << 11,     /* the protocol is a BufferedProtocol */
+    TF_EMPTY_WAITER = 1u << 12, /* sendfile waits for the queue to drain */
+    TF_DETACHED = 1u << 13,     /* after connection_lost: no protocol */
+    TF_LOST_CALLED = 1u << 14,  /* connection_lost was called from here */
 };
 
 struct TransportObject {
     PyObject_HEAD
     LoopObject *loop;
     PyObject *sock, *shell, *protocol;
-    PyObject *data_received;             /* bound: protocol.data_received */
+    PyObject *data_received;               /* bound: protocol.data_received */
     PyObject *get_buffer, *buffer_updated; /* bound: BufferedProtocol */
-    vigil_sock *vs;                      /* NULL once closed */
+    vigil_sock *vs;                        /* NULL once closed */
     struct wslot slot[NSLOT];
     int nbusy;
-    /* Receives recorded by the callback: a ring (C heap), the head used up to rx_off. */
-    struct rxe *rx;
-    size_t rx_head, rx_len, rx_cap;
+    /* Receives recorded by the callback (struct rxe), the head used up to rx_off. */
+    struct vpy_ring rx;
     size_t rx_off;
     Py_ssize_t high, low;
     /* The write queue: bytes objects not yet handed to vigil. */
-    PyObject **wq;
-    size_t wq_head, wq_len, wq_cap;
+    struct vpy_ring wq;
     Py_ssize_t wq_bytes, fly_bytes;
     int conn_lost;
-    char queued, pend_marked, selfref, rx_on, rx_ended, started, paused, closing, eof, eof_done, read_eof,
-        buffered, empty_waiter, detached, lost_called;
-    struct TransportObject *lprev, *lnext;
+    unsigned flags; /* TF_* */
+    struct vpy_handle lh;
     PyObject *weakreflist;
 };
+
+#define RX_AT(t, i) VPY_RING_AT(&(t)->rx, struct rxe, i)
+#define WQ_AT(t, i) VPY_RING_AT(&(t)->wq, PyObject *, i)
 
 /* --------------------------------------------------------------- helpers */
 
@@ -101,7 +126,7 @@ static int call_shell(TransportObject *t, const char *meth, PyObject *arg)
 /* An escaping exception is reported unless it is SystemExit/KeyboardInterrupt. */
 static int swallow(void)
 {
-    if (PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+    if (vpy_exc_escapes())
         return -1;
     PyErr_WriteUnraisable(NULL);
     return 0;
@@ -135,17 +160,11 @@ static int fatal(TransportObject *t, int err, const char *msg, int write_side)
 /* A protocol callback raised: the shell's _fatal_error with the exception. */
 static int proto_error(TransportObject *t, const char *msg)
 {
-    if (PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+    if (vpy_exc_escapes())
         return -1;
-    PyObject *tp, *v, *tb;
-    PyErr_Fetch(&tp, &v, &tb);
-    PyErr_NormalizeException(&tp, &v, &tb);
-    if (tb)
-        PyException_SetTraceback(v, tb);
-    PyObject *x = PyObject_CallMethod(t->shell, "_fatal_error", "Os", v, msg);
-    Py_XDECREF(tp);
-    Py_XDECREF(v);
-    Py_XDECREF(tb);
+    PyObject *exc = vpy_fetch_exc();
+    PyObject *x = PyObject_CallMethod(t->shell, "_fatal_error", "Os", exc, msg);
+    Py_XDECREF(exc);
     if (!x)
         return swallow();
     Py_DECREF(x);
@@ -154,87 +173,49 @@ static int proto_error(TransportObject *t, const char *msg)
 
 static void wq_clear(TransportObject *t)
 {
-    while (t->wq_len) {
-        Py_DECREF(t->wq[t->wq_head]);
-        t->wq_head = (t->wq_head + 1) & (t->wq_cap - 1);
-        t->wq_len--;
+    while (t->wq.len) {
+        Py_DECREF(WQ_AT(t, 0));
+        vpy_ring_drop(&t->wq);
     }
-    t->wq_head = 0;
+    t->wq.head = 0;
     t->wq_bytes = 0;
 }
 
 static int wq_push(TransportObject *t, PyObject *bytes)
 {
-    if (t->wq_len == t->wq_cap) {
-        size_t ncap = t->wq_cap ? t->wq_cap * 2 : 16;
-        PyObject **n = PyMem_Malloc(ncap * sizeof *n);
-        if (!n) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (size_t i = 0; i < t->wq_len; i++)
-            n[i] = t->wq[(t->wq_head + i) & (t->wq_cap - 1)];
-        PyMem_Free(t->wq);
-        t->wq = n;
-        t->wq_head = 0;
-        t->wq_cap = ncap;
+    PyObject **slot = vpy_ring_push(&t->wq, sizeof *slot, WQ_FIRST_CAP);
+    if (!slot) {
+        PyErr_NoMemory();
+        return -1;
     }
     Py_INCREF(bytes);
-    t->wq[(t->wq_head + t->wq_len) & (t->wq_cap - 1)] = bytes;
-    t->wq_len++;
+    *slot = bytes;
     t->wq_bytes += PyBytes_GET_SIZE(bytes);
     return 0;
-}
-
-static void list_add(TransportObject *t)
-{
-    LoopObject *l = t->loop;
-    t->lprev = NULL;
-    t->lnext = l->trs;
-    if (l->trs)
-        l->trs->lprev = t;
-    l->trs = t;
-}
-
-static void list_del(TransportObject *t)
-{
-    if (t->lprev)
-        t->lprev->lnext = t->lnext;
-    else
-        t->loop->trs = t->lnext;
-    if (t->lnext)
-        t->lnext->lprev = t->lprev;
-    t->lprev = t->lnext = NULL;
 }
 
 /* Holds the self-reference while vigil may call back. May drop the last reference:
  * callers hold one. */
 static void ref_update(TransportObject *t)
 {
-    int want = t->nbusy || (t->vs && t->rx_on);
-    if (want && !t->selfref) {
-        t->selfref = 1;
+    int want = t->nbusy || (t->vs && (t->flags & TF_RX_ON));
+    if (want && !(t->flags & TF_SELFREF)) {
+        t->flags |= TF_SELFREF;
         Py_INCREF(t);
-    } else if (!want && t->selfref) {
-        t->selfref = 0;
+    } else if (!want && (t->flags & TF_SELFREF)) {
+        t->flags &= ~TF_SELFREF;
         Py_DECREF(t);
     }
-}
-
-static void set_oserror(int err)
-{
-    errno = err;
-    PyErr_SetFromErrno(PyExc_OSError);
 }
 
 /* ------------------------------------------------- vigil's callbacks (no GIL) */
 
 static void mark(TransportObject *t, vigil_loop *vl)
 {
-    if (t->pend_marked)
+    if (t->flags & TF_PEND_MARKED)
         return;
-    t->pend_marked = 1;
-    vigil_py_pend_push(vigil_loop_data(vl), t, 2, 0);
+    t->flags |= TF_PEND_MARKED;
+    vpy_pend_push(vigil_loop_data(vl), &t->lh, 0);
 }
 
 static void on_recv(vigil_loop *vl, vigil_sock *s, ssize_t res, vigil_buf *buf)
@@ -244,40 +225,27 @@ static void on_recv(vigil_loop *vl, vigil_sock *s, ssize_t res, vigil_buf *buf)
         vigil_buf_put(vl, buf);
         return;
     }
-    if (res <= 0) {
-        t->rx_on = 0;
-        t->rx_ended = 1;
-    }
-    if (t->rx_len == t->rx_cap) {
-        size_t ncap = t->rx_cap ? t->rx_cap * 2 : 8;
-        struct rxe *n = malloc(ncap * sizeof *n); /* no GIL here: plain C heap */
-        if (!n) {
-            /* Out of memory: end the stream with an error the protocol will see. */
-            vigil_buf_put(vl, buf);
-            if (t->rx_on)
-                vigil_sock_recv_stop(vl, s);
-            t->rx_on = 0;
-            t->rx_ended = 1;
-            if (t->rx_len) {
-                struct rxe *last = &t->rx[(t->rx_head + t->rx_len - 1) & (t->rx_cap - 1)];
-                if (last->res > 0) {
-                    vigil_buf_put(vl, last->buf);
-                    last->buf = NULL;
-                }
-                last->res = -ENOMEM;
+    if (res <= 0)
+        t->flags = (t->flags & ~TF_RX_ON) | TF_RX_ENDED;
+    struct rxe *e = vpy_ring_push(&t->rx, sizeof *e, RX_FIRST_CAP); /* no GIL needed */
+    if (!e) {
+        /* Out of memory: end the stream with an error the protocol will see. */
+        vigil_buf_put(vl, buf);
+        if (t->flags & TF_RX_ON)
+            vigil_sock_recv_stop(vl, s);
+        t->flags = (t->flags & ~TF_RX_ON) | TF_RX_ENDED;
+        if (t->rx.len) {
+            struct rxe *last = &RX_AT(t, t->rx.len - 1);
+            if (last->res > 0) {
+                vigil_buf_put(vl, last->buf);
+                last->buf = NULL;
             }
-            mark(t, vl);
-            return;
+            last->res = -ENOMEM;
         }
-        for (size_t i = 0; i < t->rx_len; i++)
-            n[i] = t->rx[(t->rx_head + i) & (t->rx_cap - 1)];
-        free(t->rx);
-        t->rx = n;
-        t->rx_head = 0;
-        t->rx_cap = ncap;
+        mark(t, vl);
+        return;
     }
-    t->rx[(t->rx_head + t->rx_len) & (t->rx_cap - 1)] = (struct rxe){buf, res};
-    t->rx_len++;
+    *e = (struct rxe){buf, res};
     mark(t, vl);
 }
 
@@ -304,12 +272,11 @@ static void sock_close(TransportObject *t)
     vigil_loop *vl = t->loop->vl;
     vigil_sock *vs = t->vs;
     t->vs = NULL;
-    list_del(t);
+    vpy_handle_stop(t->loop, &t->lh);
     if (vl) {
-        while (t->rx_len) {
-            vigil_buf_put(vl, t->rx[t->rx_head].buf);
-            t->rx_head = (t->rx_head + 1) & (t->rx_cap - 1);
-            t->rx_len--;
+        while (t->rx.len) {
+            vigil_buf_put(vl, RX_AT(t, 0).buf);
+            vpy_ring_drop(&t->rx);
         }
         t->rx_off = 0;
         vs->data = NULL;
@@ -318,7 +285,7 @@ static void sock_close(TransportObject *t)
     } else {
         free(vs); /* the loop is gone, and vigil_loop_free closed it */
     }
-    t->rx_on = 0;
+    t->flags &= ~TF_RX_ON;
 }
 
 /* --------------------------------------------------------------- reading */
@@ -327,20 +294,20 @@ static void sock_close(TransportObject *t)
 static int tio_rx_update(TransportObject *t)
 {
     vigil_loop *vl = t->loop->vl;
-    int want = t->vs && vl && t->started && !t->paused && !t->closing && !t->read_eof && !t->detached &&
-               !t->rx_ended;
+    int want = t->vs && vl && (t->flags & TF_STARTED) &&
+               !(t->flags & (TF_PAUSED | TF_CLOSING | TF_READ_EOF | TF_DETACHED | TF_RX_ENDED));
     int r = 0;
-    if (want && !t->rx_on) {
+    if (want && !(t->flags & TF_RX_ON)) {
         r = vigil_sock_recv_start(vl, t->vs, on_recv);
         if (r == 0)
-            t->rx_on = 1;
-    } else if (!want && t->rx_on) {
+            t->flags |= TF_RX_ON;
+    } else if (!want && (t->flags & TF_RX_ON)) {
         vigil_sock_recv_stop(vl, t->vs);
-        t->rx_on = 0;
+        t->flags &= ~TF_RX_ON;
     }
     ref_update(t);
     if (r < 0 && r != -EPIPE) {
-        set_oserror(-r);
+        vpy_set_oserror(-r);
         return -1;
     }
     return 0;
@@ -349,119 +316,125 @@ static int tio_rx_update(TransportObject *t)
 static void rx_pop(TransportObject *t)
 {
     vigil_loop *vl = t->loop->vl;
-    struct rxe *e = &t->rx[t->rx_head];
+    struct rxe *e = &RX_AT(t, 0);
     if (e->buf && vl)
         vigil_buf_put(vl, e->buf);
-    t->rx_head = (t->rx_head + 1) & (t->rx_cap - 1);
-    t->rx_len--;
+    vpy_ring_drop(&t->rx);
     t->rx_off = 0;
 }
 
 static int can_deliver(TransportObject *t)
 {
-    return t->rx_len && !t->paused && !t->closing && !t->detached && !t->read_eof;
+    return t->rx.len && !(t->flags & (TF_PAUSED | TF_CLOSING | TF_DETACHED | TF_READ_EOF));
+}
+
+/* The parts of tio_deliver. Each hands over what the head of the receive ring holds and
+ * returns DELIVER_NEXT to go on, or what tio_deliver returns (0: stop delivering now;
+ * -1: SystemExit/KeyboardInterrupt). */
+#define DELIVER_NEXT 1
+
+static int deliver_after_error(TransportObject *t, const char *msg)
+{
+    return proto_error(t, msg) < 0 ? -1 : DELIVER_NEXT;
+}
+
+/* EOF (res 0) or a receive error (res < 0). */
+static int deliver_end(TransportObject *t, ssize_t res)
+{
+    rx_pop(t);
+    if (res == 0)
+        return call_shell(t, "_eof_received", NULL) < 0 && swallow() < 0 ? -1 : DELIVER_NEXT;
+    return fatal(t, (int)-res, "Fatal read error on socket transport", 0) < 0 ? -1 : DELIVER_NEXT;
+}
+
+/* A BufferedProtocol: copy into get_buffer(-1)'s buffer, then buffer_updated(n). */
+static int deliver_into_buffer(TransportObject *t)
+{
+    static const char get_failed[] = "Fatal error: protocol.get_buffer() call failed.";
+    struct rxe *e = &RX_AT(t, 0);
+    PyObject *buf = PyObject_CallOneArg(t->get_buffer, t->loop->st->minus_one);
+    if (!buf)
+        return deliver_after_error(t, get_failed);
+    Py_buffer view;
+    if (PyObject_GetBuffer(buf, &view, PyBUF_WRITABLE) < 0) {
+        Py_DECREF(buf);
+        return deliver_after_error(t, get_failed);
+    }
+    if (view.len == 0) {
+        PyBuffer_Release(&view);
+        Py_DECREF(buf);
+        PyErr_SetString(PyExc_RuntimeError, "get_buffer() returned an empty buffer");
+        return deliver_after_error(t, get_failed);
+    }
+    size_t left = (size_t)e->res - t->rx_off;
+    size_t n = (size_t)view.len < left ? (size_t)view.len : left;
+    memcpy(view.buf, e->buf->data + t->rx_off, n);
+    PyBuffer_Release(&view);
+    Py_DECREF(buf);
+    t->rx_off += n;
+    if (t->rx_off == (size_t)e->res)
+        rx_pop(t);
+    PyObject *nb = PyLong_FromSize_t(n);
+    PyObject *r = nb ? PyObject_CallOneArg(t->buffer_updated, nb) : NULL;
+    Py_XDECREF(nb);
+    if (!r)
+        return deliver_after_error(t, "Fatal error: protocol.buffer_updated() call failed.");
+    Py_DECREF(r);
+    return DELIVER_NEXT;
+}
+
+/* A Protocol: consecutive receives become one bytes object (up to RX_JOIN_MAX) for
+ * data_received. */
+static int deliver_bytes(TransportObject *t)
+{
+    size_t total = 0, cnt = 0;
+    for (size_t i = 0; i < t->rx.len; i++) {
+        struct rxe *x = &RX_AT(t, i);
+        if (x->res <= 0 || (cnt && total + (size_t)x->res > RX_JOIN_MAX))
+            break;
+        total += (size_t)x->res;
+        cnt++;
+    }
+    PyObject *data;
+    if (cnt == 1) {
+        struct rxe *e = &RX_AT(t, 0);
+        data = PyBytes_FromStringAndSize(e->buf->data, e->res);
+        if (!data)
+            return swallow();
+        rx_pop(t);
+    } else {
+        data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+        if (!data)
+            return swallow();
+        char *p = PyBytes_AS_STRING(data);
+        for (size_t i = 0; i < cnt; i++) {
+            struct rxe *x = &RX_AT(t, 0);
+            memcpy(p, x->buf->data, (size_t)x->res);
+            p += x->res;
+            rx_pop(t);
+        }
+    }
+    PyObject *r = PyObject_CallOneArg(t->data_received, data);
+    Py_DECREF(data);
+    if (!r)
+        return deliver_after_error(t, "Fatal error: protocol.data_received() call failed.");
+    Py_DECREF(r);
+    return DELIVER_NEXT;
 }
 
 /* Hands the recorded receives to the protocol, in order, while it reads. */
 static int tio_deliver(TransportObject *t)
 {
     while (can_deliver(t)) {
-        struct rxe *e = &t->rx[t->rx_head];
-        if (e->res == 0) {
-            rx_pop(t);
-            if (call_shell(t, "_eof_received", NULL) < 0 && swallow() < 0)
-                return -1;
-            continue;
-        }
-        if (e->res < 0) {
-            int err = (int)-e->res;
-            rx_pop(t);
-            if (fatal(t, err, "Fatal read error on socket transport", 0) < 0)
-                return -1;
-            continue;
-        }
-        if (t->buffered) {
-            static PyObject *minus_one;
-            if (!minus_one && !(minus_one = PyLong_FromLong(-1)))
-                return swallow();
-            PyObject *buf = PyObject_CallOneArg(t->get_buffer, minus_one);
-            if (!buf) {
-                if (proto_error(t, "Fatal error: protocol.get_buffer() call failed.") < 0)
-                    return -1;
-                continue;
-            }
-            Py_buffer view;
-            if (PyObject_GetBuffer(buf, &view, PyBUF_WRITABLE) < 0) {
-                Py_DECREF(buf);
-                if (proto_error(t, "Fatal error: protocol.get_buffer() call failed.") < 0)
-                    return -1;
-                continue;
-            }
-            if (view.len == 0) {
-                PyBuffer_Release(&view);
-                Py_DECREF(buf);
-                PyErr_SetString(PyExc_RuntimeError, "get_buffer() returned an empty buffer");
-                if (proto_error(t, "Fatal error: protocol.get_buffer() call failed.") < 0)
-                    return -1;
-                continue;
-            }
-            size_t left = (size_t)e->res - t->rx_off;
-            size_t n = (size_t)view.len < left ? (size_t)view.len : left;
-            memcpy(view.buf, e->buf->data + t->rx_off, n);
-            PyBuffer_Release(&view);
-            Py_DECREF(buf);
-            t->rx_off += n;
-            if (t->rx_off == (size_t)e->res)
-                rx_pop(t);
-            PyObject *nb = PyLong_FromSize_t(n);
-            PyObject *r = nb ? PyObject_CallOneArg(t->buffer_updated, nb) : NULL;
-            Py_XDECREF(nb);
-            if (!r) {
-                if (proto_error(t, "Fatal error: protocol.buffer_updated() call failed.") < 0)
-                    return -1;
-                continue;
-            }
-            Py_DECREF(r);
-            continue;
-        }
-        /* Consecutive receives become one bytes object (up to RX_JOIN_MAX). */
-        size_t total = 0, cnt = 0;
-        for (size_t i = 0; i < t->rx_len; i++) {
-            struct rxe *x = &t->rx[(t->rx_head + i) & (t->rx_cap - 1)];
-            if (x->res <= 0 || (cnt && total + (size_t)x->res > RX_JOIN_MAX))
-                break;
-            total += (size_t)x->res;
-            cnt++;
-        }
-        PyObject *data;
-        if (cnt == 1) {
-            data = PyBytes_FromStringAndSize(e->buf->data, e->res);
-            if (!data)
-                return swallow();
-            rx_pop(t);
-        } else {
-            data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
-            if (!data)
-                return swallow();
-            char *p = PyBytes_AS_STRING(data);
-            for (size_t i = 0; i < cnt; i++) {
-                struct rxe *x = &t->rx[t->rx_head];
-                memcpy(p, x->buf->data, (size_t)x->res);
-                p += x->res;
-                rx_pop(t);
-            }
-        }
-        PyObject *r = PyObject_CallOneArg(t->data_received, data);
-        Py_DECREF(data);
-        if (r) {
-            Py_DECREF(r);
-            continue;
-        }
-        if (proto_error(t, "Fatal error: protocol.data_received() call failed.") < 0)
-            return -1;
+        ssize_t res = RX_AT(t, 0).res;
+        int r = res <= 0                     ? deliver_end(t, res)
+                : t->flags & TF_BUFFERED ? deliver_into_buffer(t)
+                                             : deliver_bytes(t);
+        if (r != DELIVER_NEXT)
+            return r;
     }
-    if (t->rx_len && (t->closing || t->detached)) {
-        while (t->rx_len)
+    if (t->rx.len && (t->flags & (TF_CLOSING | TF_DETACHED))) {
+        while (t->rx.len)
             rx_pop(t);
     }
     return 0;
@@ -521,7 +494,7 @@ static int tio_send(TransportObject *t, PyObject *one)
         Py_XDECREF(one);
         return -EBADF;
     }
-    size_t n = one ? 1 : (t->wq_len < SENDV_MAX ? t->wq_len : SENDV_MAX);
+    size_t n = one ? 1 : (t->wq.len < SENDV_MAX ? t->wq.len : SENDV_MAX);
     if (slot_reserve(w, n) < 0) {
         PyErr_Clear();
         Py_XDECREF(one);
@@ -533,9 +506,8 @@ static int tio_send(TransportObject *t, PyObject *one)
         bytes = PyBytes_GET_SIZE(one);
     } else {
         for (size_t i = 0; i < n; i++) {
-            PyObject *b = t->wq[t->wq_head];
-            t->wq_head = (t->wq_head + 1) & (t->wq_cap - 1);
-            t->wq_len--;
+            PyObject *b = WQ_AT(t, 0);
+            vpy_ring_drop(&t->wq);
             w->objs[i] = b;
             w->iov[i].iov_base = PyBytes_AS_STRING(b);
             w->iov[i].iov_len = (size_t)PyBytes_GET_SIZE(b);
@@ -565,8 +537,8 @@ static int tio_send(TransportObject *t, PyObject *one)
 /* write_eof once every queued byte is handed to vigil (vigil shuts down after them). */
 static void maybe_shutdown(TransportObject *t)
 {
-    if (t->eof && !t->eof_done && !t->wq_len && t->vs && t->loop->vl) {
-        t->eof_done = 1;
+    if ((t->flags & TF_EOF) && !(t->flags & TF_EOF_DONE) && !t->wq.len && t->vs && t->loop->vl) {
+        t->flags |= TF_EOF_DONE;
         vigil_sock_shutdown(t->loop->vl, t->vs, SHUT_WR);
     }
 }
@@ -574,7 +546,7 @@ static void maybe_shutdown(TransportObject *t)
 /* Hands the write queue to vigil when no send is in flight. */
 static int tio_flush(TransportObject *t)
 {
-    if (t->nbusy || !t->wq_len || t->detached)
+    if (t->nbusy || !t->wq.len || (t->flags & TF_DETACHED))
         return 0;
     int r = tio_send(t, NULL);
     if (r < 0) {
@@ -599,7 +571,7 @@ static int tio_reap(TransportObject *t)
         slot_release(t, w);
         any = 1;
     }
-    if (!any || t->detached)
+    if (!any || (t->flags & TF_DETACHED))
         return 0;
     if (err) {
         if (t->conn_lost)
@@ -609,13 +581,11 @@ static int tio_reap(TransportObject *t)
     }
     if (tio_flush(t) < 0)
         return -1;
-    if (t->detached)
+    if (t->flags & TF_DETACHED)
         return 0;
     if (t->wq_bytes + t->fly_bytes <= t->low) {
-        static PyObject *name; /* interned once: no string made per completed send */
-        if (!name && !(name = PyUnicode_InternFromString("_protocol_paused")))
-            return -1;
-        PyObject *p = PyObject_GetAttr(t->shell, name);
+        /* interned once, in the module state: no string made per completed send */
+        PyObject *p = PyObject_GetAttr(t->shell, t->loop->st->str_protocol_paused);
         int paused = p ? PyObject_IsTrue(p) : 0;
         Py_XDECREF(p);
         if (PyErr_Occurred())
@@ -623,12 +593,12 @@ static int tio_reap(TransportObject *t)
         if (paused && call_shell(t, "_maybe_resume_protocol", NULL) < 0 && swallow() < 0)
             return -1;
     }
-    if (t->nbusy || t->wq_len || t->detached)
+    if (t->nbusy || t->wq.len || (t->flags & TF_DETACHED))
         return 0;
-    if (t->empty_waiter && call_shell(t, "_drained", NULL) < 0 && swallow() < 0)
+    if ((t->flags & TF_EMPTY_WAITER) && call_shell(t, "_drained", NULL) < 0 && swallow() < 0)
         return -1;
-    if (t->closing && !t->conn_lost && !t->lost_called && !t->detached) {
-        t->lost_called = 1;
+    if ((t->flags & TF_CLOSING) && !t->conn_lost && !(t->flags & (TF_LOST_CALLED | TF_DETACHED))) {
+        t->flags |= TF_LOST_CALLED;
         if (call_shell(t, "_call_connection_lost", Py_None) < 0)
             return swallow();
     }
@@ -650,11 +620,11 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
     if (!PyBytes_CheckExact(data) && !PyByteArray_Check(data) && !PyMemoryView_Check(data) && !PyBytes_Check(data))
         return PyErr_Format(PyExc_TypeError, "data argument must be a bytes-like object, not '%.200s'",
                             Py_TYPE(data)->tp_name);
-    if (t->eof) {
+    if (t->flags & TF_EOF) {
         PyErr_SetString(PyExc_RuntimeError, "Cannot call write() after write_eof()");
         return NULL;
     }
-    if (t->empty_waiter) {
+    if (t->flags & TF_EMPTY_WAITER) {
         PyErr_SetString(PyExc_RuntimeError, "unable to write; sendfile is in progress");
         return NULL;
     }
@@ -664,7 +634,7 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
-    if (t->conn_lost || t->detached || !t->vs) {
+    if (t->conn_lost || (t->flags & TF_DETACHED) || !t->vs) {
         PyBuffer_Release(&view);
         t->conn_lost++;
         PyObject *n = PyLong_FromLong(t->conn_lost);
@@ -686,7 +656,7 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
     PyBuffer_Release(&view);
     if (!keep)
         return NULL;
-    if (!t->nbusy && !t->wq_len) {
+    if (!t->nbusy && !t->wq.len) {
         int r = tio_send(t, keep);
         if (r < 0) {
             if (fatal(t, -r, "Fatal write error on socket transport", 1) < 0)
@@ -704,33 +674,32 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
     Py_RETURN_NONE;
 }
 
-/* -------------------------------------------------------- loop interface */
-
-int vigil_py_transport_event(LoopObject *l, void *obj, int revents)
-{
-    TransportObject *t = obj;
-    (void)revents;
-    t->pend_marked = 0;
-    if (t->queued)
-        return 0;
-    t->queued = 1;
-    Py_INCREF(t);
-    return vigil_py_rq_push(l, (PyObject *)t);
-}
+/* ------------------------------------------- the transport as a loop handle */
 
 static int queue_self(TransportObject *t)
 {
-    if (t->queued)
+    if (t->flags & TF_QUEUED)
         return 0;
-    t->queued = 1;
+    t->flags |= TF_QUEUED;
     Py_INCREF(t);
-    return vigil_py_rq_push(t->loop, (PyObject *)t);
+    return vpy_ready_push(t->loop, (PyObject *)t, &t->lh);
 }
 
-int vigil_py_transport_run(PyObject *o)
+/* vigil recorded receives or completed sends (mark()): run from the ready queue. */
+static int stream_event(LoopObject *l, struct vpy_handle *lh, int revents)
 {
-    TransportObject *t = (TransportObject *)o;
-    t->queued = 0;
+    TransportObject *t = vpy_container_of(lh, TransportObject, lh);
+    (void)l;
+    (void)revents;
+    t->flags &= ~TF_PEND_MARKED;
+    return queue_self(t);
+}
+
+static int stream_run(LoopObject *l, struct vpy_handle *lh)
+{
+    TransportObject *t = vpy_container_of(lh, TransportObject, lh);
+    (void)l;
+    t->flags &= ~TF_QUEUED;
     int rc = 0;
     if (tio_reap(t) < 0)
         rc = -1;
@@ -740,25 +709,32 @@ int vigil_py_transport_run(PyObject *o)
     return rc;
 }
 
-/* The loop was freed (or forked away): vigil closed every socket and ended every
- * request; drop what they held. */
-void vigil_py_transport_loop_closed(LoopObject *l)
+/* The loop was freed (or forked away): vigil closed the socket and ended every request;
+ * drop what they held. */
+static void stream_loop_freed(LoopObject *l, struct vpy_handle *lh)
 {
-    while (l->trs) {
-        TransportObject *t = l->trs;
-        Py_INCREF(t);
-        list_del(t);
-        free(t->vs);
-        t->vs = NULL;
-        t->rx_len = t->rx_head = t->rx_off = 0; /* the pool is gone */
-        for (int i = 0; i < NSLOT; i++)
-            if (t->slot[i].busy)
-                slot_release(t, &t->slot[i]);
-        t->rx_on = 0;
-        ref_update(t);
-        Py_DECREF(t);
-    }
+    TransportObject *t = vpy_container_of(lh, TransportObject, lh);
+    Py_INCREF(t);
+    vpy_handle_stop(l, lh);
+    free(t->vs);
+    t->vs = NULL;
+    t->rx.len = t->rx.head = t->rx_off = 0; /* the pool is gone */
+    for (int i = 0; i < NSLOT; i++)
+        if (t->slot[i].busy)
+            slot_release(t, &t->slot[i]);
+    t->flags &= ~TF_RX_ON;
+    ref_update(t);
+    Py_DECREF(t);
 }
+
+/* Started while its vigil_sock is open; the loop holds no reference to it (the
+ * transport holds one to itself while vigil may call back). */
+static const struct vpy_handle_ops stream_ops = {
+    .kind = VPY_KIND_STREAM,
+    .event = stream_event,
+    .run = stream_run,
+    .loop_freed = stream_loop_freed,
+};
 
 /* ------------------------------------------------------------ the type */
 
@@ -766,7 +742,10 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     PyObject *loop, *sock, *shell, *protocol;
     int buffered;
-    if (!PyArg_ParseTuple(args, "O!OOOp", &Vigil_LoopType, &loop, &sock, &shell, &protocol, &buffered))
+    vpy_state *st = vpy_state_of_type(type);
+    if (!st)
+        return NULL;
+    if (!PyArg_ParseTuple(args, "O!OOOp", st->loop_type, &loop, &sock, &shell, &protocol, &buffered))
         return NULL;
     LoopObject *l = (LoopObject *)loop;
     if (!l->vl || l->closed) {
@@ -779,6 +758,7 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     TransportObject *t = (TransportObject *)type->tp_alloc(type, 0);
     if (!t)
         return NULL;
+    vpy_handle_init(&t->lh, &stream_ops);
     Py_INCREF(loop);
     t->loop = l;
     Py_INCREF(sock);
@@ -799,7 +779,7 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     no.buf_count = POOL_BUF_COUNT;
     int e = vigil_net_setup(l->vl, &no);
     if (e < 0 && e != -EBUSY) {
-        set_oserror(-e);
+        vpy_set_oserror(-e);
         Py_DECREF(t);
         return NULL;
     }
@@ -820,17 +800,18 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (e < 0) {
         close(dfd);
         free(vs);
-        set_oserror(-e);
+        vpy_set_oserror(-e);
         Py_DECREF(t);
         return NULL;
     }
     t->vs = vs;
-    list_add(t);
+    vpy_handle_start(l, &t->lh);
     return (PyObject *)t;
 }
 
 static int tio_traverse(TransportObject *t, visitproc visit, void *arg)
 {
+    Py_VISIT(Py_TYPE(t)); /* a heap type */
     Py_VISIT(t->loop);
     Py_VISIT(t->sock);
     Py_VISIT(t->shell);
@@ -838,8 +819,8 @@ static int tio_traverse(TransportObject *t, visitproc visit, void *arg)
     Py_VISIT(t->data_received);
     Py_VISIT(t->get_buffer);
     Py_VISIT(t->buffer_updated);
-    for (size_t i = 0; i < t->wq_len; i++)
-        Py_VISIT(t->wq[(t->wq_head + i) & (t->wq_cap - 1)]);
+    for (size_t i = 0; i < t->wq.len; i++)
+        Py_VISIT(WQ_AT(t, i));
     return 0;
 }
 
@@ -852,25 +833,27 @@ static int tio_clear(TransportObject *t)
     Py_CLEAR(t->get_buffer);
     Py_CLEAR(t->buffer_updated);
     wq_clear(t);
-    t->detached = 1;
+    t->flags |= TF_DETACHED;
     return 0;
 }
 
 static void tio_dealloc(TransportObject *t)
 {
+    PyTypeObject *tp = Py_TYPE(t);
     PyObject_GC_UnTrack(t);
     if (t->weakreflist)
         PyObject_ClearWeakRefs((PyObject *)t);
     tio_clear(t);
     sock_close(t); /* no receive stream and no send in flight: we hold no self-reference */
-    free(t->rx);
+    vpy_ring_free(&t->rx);
     for (int i = 0; i < NSLOT; i++) {
         PyMem_Free(t->slot[i].objs);
         PyMem_Free(t->slot[i].iov);
     }
-    PyMem_Free(t->wq);
+    vpy_ring_free(&t->wq);
     Py_CLEAR(t->loop);
-    Py_TYPE(t)->tp_free((PyObject *)t);
+    tp->tp_free((PyObject *)t);
+    Py_DECREF(tp);
 }
 
 static PyObject *m_set_protocol(TransportObject *t, PyObject *args)
@@ -897,15 +880,18 @@ static PyObject *m_set_protocol(TransportObject *t, PyObject *args)
     Py_XSETREF(t->data_received, dr);
     Py_XSETREF(t->get_buffer, gb);
     Py_XSETREF(t->buffer_updated, bu);
-    t->buffered = (char)buffered;
+    if (buffered)
+        t->flags |= TF_BUFFERED;
+    else
+        t->flags &= ~TF_BUFFERED;
     Py_RETURN_NONE;
 }
 
 static PyObject *m_start_reading(TransportObject *t, PyObject *unused)
 {
-    if (t->closing || t->detached || t->started)
+    if (t->flags & (TF_CLOSING | TF_DETACHED | TF_STARTED))
         Py_RETURN_NONE;
-    t->started = 1;
+    t->flags |= TF_STARTED;
     if (tio_rx_update(t) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -913,9 +899,9 @@ static PyObject *m_start_reading(TransportObject *t, PyObject *unused)
 
 static PyObject *m_pause_reading(TransportObject *t, PyObject *unused)
 {
-    if (t->closing || t->paused)
+    if (t->flags & (TF_CLOSING | TF_PAUSED))
         Py_RETURN_NONE;
-    t->paused = 1;
+    t->flags |= TF_PAUSED;
     if (tio_rx_update(t) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -923,11 +909,11 @@ static PyObject *m_pause_reading(TransportObject *t, PyObject *unused)
 
 static PyObject *m_resume_reading(TransportObject *t, PyObject *unused)
 {
-    if (t->closing || !t->paused)
+    if ((t->flags & TF_CLOSING) || !(t->flags & TF_PAUSED))
         Py_RETURN_NONE;
-    t->paused = 0;
+    t->flags &= ~TF_PAUSED;
     /* What was received before the pause goes first: from the ready queue. */
-    if (t->rx_len && t->started && queue_self(t) < 0)
+    if (t->rx.len && (t->flags & TF_STARTED) && queue_self(t) < 0)
         return NULL;
     if (tio_rx_update(t) < 0)
         return NULL;
@@ -936,7 +922,7 @@ static PyObject *m_resume_reading(TransportObject *t, PyObject *unused)
 
 static PyObject *m_stop_reading_eof(TransportObject *t, PyObject *unused)
 {
-    t->read_eof = 1;
+    t->flags |= TF_READ_EOF;
     if (tio_rx_update(t) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -944,12 +930,12 @@ static PyObject *m_stop_reading_eof(TransportObject *t, PyObject *unused)
 
 static PyObject *m_is_reading(TransportObject *t, PyObject *unused)
 {
-    return PyBool_FromLong(!t->paused && !t->closing);
+    return PyBool_FromLong(!(t->flags & (TF_PAUSED | TF_CLOSING)));
 }
 
 static PyObject *m_is_closing(TransportObject *t, PyObject *unused)
 {
-    return PyBool_FromLong(t->closing);
+    return PyBool_FromLong(t->flags & TF_CLOSING);
 }
 
 static PyObject *m_get_write_buffer_size(TransportObject *t, PyObject *unused)
@@ -966,15 +952,18 @@ static PyObject *m_set_limits(TransportObject *t, PyObject *args)
 
 static PyObject *m_set_empty_waiter(TransportObject *t, PyObject *arg)
 {
-    t->empty_waiter = (char)PyObject_IsTrue(arg);
+    if (PyObject_IsTrue(arg))
+        t->flags |= TF_EMPTY_WAITER;
+    else
+        t->flags &= ~TF_EMPTY_WAITER;
     Py_RETURN_NONE;
 }
 
 static PyObject *m_write_eof(TransportObject *t, PyObject *unused)
 {
-    if (t->closing || t->eof)
+    if (t->flags & (TF_CLOSING | TF_EOF))
         Py_RETURN_NONE;
-    t->eof = 1;
+    t->flags |= TF_EOF;
     maybe_shutdown(t); /* now, or once the queue is handed to vigil */
     Py_RETURN_NONE;
 }
@@ -994,12 +983,12 @@ static int schedule_lost(TransportObject *t, PyObject *exc)
 
 static PyObject *m_close(TransportObject *t, PyObject *unused)
 {
-    if (t->closing)
+    if (t->flags & TF_CLOSING)
         Py_RETURN_NONE;
-    t->closing = 1;
+    t->flags |= TF_CLOSING;
     if (tio_rx_update(t) < 0)
         PyErr_Clear();
-    if (!t->wq_len && !t->nbusy) {
+    if (!t->wq.len && !t->nbusy) {
         t->conn_lost++;
         if (schedule_lost(t, Py_None) < 0)
             return NULL;
@@ -1012,7 +1001,7 @@ static PyObject *m_force_close(TransportObject *t, PyObject *exc)
     if (t->conn_lost)
         Py_RETURN_NONE;
     wq_clear(t);
-    t->closing = 1;
+    t->flags |= TF_CLOSING;
     if (tio_rx_update(t) < 0)
         PyErr_Clear();
     t->conn_lost++;
@@ -1024,8 +1013,7 @@ static PyObject *m_force_close(TransportObject *t, PyObject *exc)
 /* After connection_lost: close the vigil socket, drop the buffer and the protocol. */
 static PyObject *m_detach(TransportObject *t, PyObject *unused)
 {
-    t->closing = 1;
-    t->detached = 1;
+    t->flags |= TF_CLOSING | TF_DETACHED;
     wq_clear(t);
     if (tio_rx_update(t) < 0)
         PyErr_Clear();
@@ -1047,13 +1035,21 @@ static PyObject *m_detach(TransportObject *t, PyObject *unused)
  * connections, 0.6% on uvloop, whose transport is a C type). So the shell's class gets
  * these as method descriptors of its own (TransportIO._bind_shell), which the
  * interpreter specialises like any method; each finds the C half in the class's `_io`
- * slot, at a fixed offset, without a lookup. */
+ * slot, at a fixed offset, without a lookup.
+ *
+ * The offset is the one process-wide variable of the extension: a plain number, the
+ * layout of vigil._loop.SocketTransport's `_io` slot, which every import of vigil (a
+ * subinterpreter's included) defines alike; a descriptor's C function gets no module to
+ * find it in. The C half is recognised by its dealloc, common to the TransportIO types
+ * of every module instance. */
 static Py_ssize_t shell_io_offset;
+
+static void tio_dealloc(TransportObject *t);
 
 static TransportObject *io_of(PyObject *shell)
 {
     PyObject *io = shell_io_offset > 0 ? *(PyObject **)((char *)shell + shell_io_offset) : NULL;
-    if (!io || !Py_IS_TYPE(io, &Vigil_TransportType)) {
+    if (!io || Py_TYPE(io)->tp_dealloc != (destructor)tio_dealloc) {
         PyErr_SetString(PyExc_RuntimeError, "the transport is not initialised");
         return NULL;
     }
@@ -1133,23 +1129,33 @@ static PyMethodDef tio_methods[] = {
     {NULL},
 };
 
-PyTypeObject Vigil_TransportType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "vigil._core.TransportIO",
-    .tp_basicsize = sizeof(TransportObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The read/write path of a stream socket transport (see vigil._loop.SocketTransport).",
-    .tp_new = tio_new,
-    .tp_dealloc = (destructor)tio_dealloc,
-    .tp_traverse = (traverseproc)tio_traverse,
-    .tp_clear = (inquiry)tio_clear,
-    .tp_methods = tio_methods,
-    .tp_weaklistoffset = offsetof(TransportObject, weakreflist),
+static PyMemberDef tio_members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(TransportObject, weakreflist), READONLY, NULL},
+    {NULL},
 };
 
-int vigil_py_transport_init(PyObject *m)
+static PyType_Slot tio_slots[] = {
+    {Py_tp_doc, "The read/write path of a stream socket transport (see vigil._loop.SocketTransport)."},
+    {Py_tp_new, tio_new},
+    {Py_tp_dealloc, tio_dealloc},
+    {Py_tp_traverse, tio_traverse},
+    {Py_tp_clear, tio_clear},
+    {Py_tp_methods, tio_methods},
+    {Py_tp_members, tio_members},
+    {0, NULL},
+};
+
+static PyType_Spec tio_spec = {
+    .name = "vigil._core.TransportIO",
+    .basicsize = sizeof(TransportObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = tio_slots,
+};
+
+int vpy_stream_type_add(PyObject *m, vpy_state *st)
 {
-    if (PyType_Ready(&Vigil_TransportType) < 0)
+    st->stream_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &tio_spec, NULL);
+    if (!st->stream_type || PyModule_AddType(m, st->stream_type) < 0)
         return -1;
-    Py_INCREF(&Vigil_TransportType);
-    return PyModule_AddObject(m, "TransportIO", (PyObject *)&Vigil_TransportType);
+    return 0;
 }

@@ -1,0 +1,252 @@
+/* Readers and writers (add_reader/add_writer): one vigil_io per fd for both directions,
+ * in a table by fd. A watch is a handle of the loop (VPY_KIND_FD) from its first reader
+ * or writer to the removal of its last. */
+#include "handle.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct vpy_fdwatch {
+    vigil_io io;
+    HandleObject *reader, *writer;
+    int fd;
+    char io_on; /* the vigil_io is started */
+    struct vpy_handle lh;
+};
+
+/* ---------------------------------------------------- the watch as a handle */
+
+static int fdwatch_event(LoopObject *l, struct vpy_handle *lh, int revents)
+{
+    struct vpy_fdwatch *fw = vpy_container_of(lh, struct vpy_fdwatch, lh);
+    int rc = 0;
+    if (revents < 0) {
+        /* The registration failed (the fd was closed since): vigil stopped the watcher.
+         * Like a selector that dropped a closed fd, nothing runs. */
+        fw->io_on = 0;
+        return 0;
+    }
+    unsigned ev = (unsigned)revents;
+    if ((ev & (VIGIL_READ | VIGIL_ERR | VIGIL_HUP)) && fw->reader && !fw->reader->cancelled) {
+        Py_INCREF(fw->reader);
+        if (vpy_ready_push(l, (PyObject *)fw->reader, NULL) < 0)
+            rc = -1;
+    }
+    if ((ev & (VIGIL_WRITE | VIGIL_ERR | VIGIL_HUP)) && fw->writer && !fw->writer->cancelled) {
+        Py_INCREF(fw->writer);
+        if (vpy_ready_push(l, (PyObject *)fw->writer, NULL) < 0)
+            rc = -1;
+    }
+    return rc;
+}
+
+static void fdwatch_free(LoopObject *l, struct vpy_fdwatch *fw)
+{
+    vpy_handle_stop(l, &fw->lh);
+    l->fdw[fw->fd] = NULL;
+    PyMem_Free(fw);
+}
+
+static void fdwatch_loop_closing(LoopObject *l, struct vpy_handle *lh)
+{
+    struct vpy_fdwatch *fw = vpy_container_of(lh, struct vpy_fdwatch, lh);
+    HandleObject *r = fw->reader, *w = fw->writer;
+    if (fw->io_on && l->vl)
+        vigil_io_stop(l->vl, &fw->io);
+    fdwatch_free(l, fw);
+    Py_XDECREF(r);
+    Py_XDECREF(w);
+}
+
+static int fdwatch_traverse(struct vpy_handle *lh, visitproc visit, void *arg)
+{
+    struct vpy_fdwatch *fw = vpy_container_of(lh, struct vpy_fdwatch, lh);
+    Py_VISIT((PyObject *)fw->reader);
+    Py_VISIT((PyObject *)fw->writer);
+    return 0;
+}
+
+static const struct vpy_handle_ops fdwatch_ops = {
+    .kind = VPY_KIND_FD,
+    .event = fdwatch_event,
+    .loop_closing = fdwatch_loop_closing,
+    .traverse = fdwatch_traverse,
+};
+
+static void on_io(vigil_loop *vl, vigil_io *w, int revents)
+{
+    struct vpy_fdwatch *fw = w->data;
+    vpy_pend_push(vigil_loop_data(vl), &fw->lh, revents);
+}
+
+void vpy_fdwatch_table_free(LoopObject *l)
+{
+    PyMem_Free(l->fdw);
+    l->fdw = NULL;
+    l->nfdw = 0;
+}
+
+/* ----------------------------------------------------------------- the table */
+
+static struct vpy_fdwatch *fdw_get(LoopObject *l, int fd, int create)
+{
+    if (fd < l->nfdw && l->fdw[fd])
+        return l->fdw[fd];
+    if (!create)
+        return NULL;
+    if (fd >= l->nfdw) {
+        int n = l->nfdw ? l->nfdw : 64;
+        while (n <= fd)
+            n *= 2;
+        struct vpy_fdwatch **a = PyMem_Realloc(l->fdw, (size_t)n * sizeof *a);
+        if (!a) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        memset(a + l->nfdw, 0, (size_t)(n - l->nfdw) * sizeof *a);
+        l->fdw = a;
+        l->nfdw = n;
+    }
+    struct vpy_fdwatch *fw = PyMem_Calloc(1, sizeof *fw);
+    if (!fw) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    fw->fd = fd;
+    fw->io.data = fw;
+    vpy_handle_init(&fw->lh, &fdwatch_ops);
+    vpy_handle_start(l, &fw->lh);
+    l->fdw[fd] = fw;
+    return fw;
+}
+
+/* Makes the vigil watcher's mask match the handles present. */
+static int fdw_update(LoopObject *l, struct vpy_fdwatch *fw)
+{
+    uint32_t mask = (fw->reader ? VIGIL_READ : 0) | (fw->writer ? VIGIL_WRITE : 0);
+    int r = 0;
+    if (!mask) {
+        if (fw->io_on)
+            vigil_io_stop(l->vl, &fw->io);
+        fw->io_on = 0;
+        return 0;
+    }
+    if (fw->io_on) {
+        if (fw->io.events != mask)
+            r = vigil_io_modify(l->vl, &fw->io, mask);
+    } else {
+        if (l->is_epoll) {
+            /* epoll refuses regular files and directories (EPERM) when the registration
+             * reaches the kernel; say so now, as a selector loop would. */
+            struct stat st;
+            if (fstat(fw->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+                r = -EPERM;
+        }
+        if (r == 0)
+            r = vigil_io_start(l->vl, &fw->io, fw->fd, mask, on_io);
+        if (r == 0)
+            fw->io_on = 1;
+    }
+    if (r < 0) {
+        vpy_set_oserror(-r);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ the methods */
+
+static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, int writer)
+{
+    const char *name = writer ? "add_writer" : "add_reader";
+    if (nargs < 2) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at least 2 arguments", name);
+        return NULL;
+    }
+    if (vpy_check_open(l) < 0)
+        return NULL;
+    int fd = PyObject_AsFileDescriptor(args[0]);
+    if (fd < 0)
+        return NULL;
+    HandleObject *h = vpy_handle_new(l, 0, args[1], args + 2, nargs - 2, NULL);
+    if (!h)
+        return NULL;
+    struct vpy_fdwatch *fw = fdw_get(l, fd, 1);
+    if (!fw) {
+        Py_DECREF(h);
+        return NULL;
+    }
+    HandleObject **slot = writer ? &fw->writer : &fw->reader;
+    HandleObject *old = *slot;
+    *slot = h;
+    if (fdw_update(l, fw) < 0) {
+        *slot = old;
+        Py_DECREF(h);
+        if (!fw->reader && !fw->writer && !fw->io_on)
+            fdwatch_free(l, fw);
+        return NULL;
+    }
+    if (old) {
+        vpy_handle_cancel(old);
+        Py_DECREF(old);
+    }
+    Py_INCREF(h);
+    return (PyObject *)h;
+}
+
+static PyObject *remove_rw(LoopObject *l, PyObject *fileobj, int writer)
+{
+    if (l->closed || !l->vl)
+        Py_RETURN_FALSE;
+    int fd = PyObject_AsFileDescriptor(fileobj);
+    if (fd < 0)
+        return NULL;
+    struct vpy_fdwatch *fw = fdw_get(l, fd, 0);
+    if (!fw)
+        Py_RETURN_FALSE;
+    HandleObject **slot = writer ? &fw->writer : &fw->reader;
+    HandleObject *old = *slot;
+    if (!old)
+        Py_RETURN_FALSE;
+    *slot = NULL;
+    vpy_handle_cancel(old);
+    Py_DECREF(old);
+    if (fdw_update(l, fw) < 0)
+        PyErr_Clear(); /* a narrowed mask cannot fail on a live fd; a dead one is moot */
+    if (!fw->reader && !fw->writer)
+        fdwatch_free(l, fw);
+    Py_RETURN_TRUE;
+}
+
+PyObject *vpy_loop_add_reader(LoopObject *l, PyObject *const *args, Py_ssize_t nargs)
+{
+    return add_rw(l, args, nargs, 0);
+}
+
+PyObject *vpy_loop_add_writer(LoopObject *l, PyObject *const *args, Py_ssize_t nargs)
+{
+    return add_rw(l, args, nargs, 1);
+}
+
+PyObject *vpy_loop_remove_reader(LoopObject *l, PyObject *fd)
+{
+    return remove_rw(l, fd, 0);
+}
+
+PyObject *vpy_loop_remove_writer(LoopObject *l, PyObject *fd)
+{
+    return remove_rw(l, fd, 1);
+}
+
+/* (reader handle or None, writer handle or None) for fd: the selector key's data. */
+PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fileobj)
+{
+    int fd = PyObject_AsFileDescriptor(fileobj);
+    if (fd < 0)
+        return NULL;
+    struct vpy_fdwatch *fw = l->vl ? fdw_get(l, fd, 0) : NULL;
+    PyObject *r = fw && fw->reader ? (PyObject *)fw->reader : Py_None;
+    PyObject *w = fw && fw->writer ? (PyObject *)fw->writer : Py_None;
+    return PyTuple_Pack(2, r, w);
+}

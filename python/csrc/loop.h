@@ -1,0 +1,141 @@
+/* The loop object, and what every file above it may call: the shared lifecycle of the
+ * loop's handles, the events vigil's callbacks record, the ready queue.
+ *
+ * Layers (each calls only downward; a handle kind above the core reaches the loop only
+ * through this header and its ops):
+ *   module.c             the module: state, types, exec slot
+ *   stream.c             the stream socket transport (TransportIO): kind STREAM
+ *   loop.c               the Loop type: create/close, call_soon/call_later/call_at
+ *   io.c                 readers and writers: kind FD
+ *   runloop.c, handle.c  the core: the handles' lists, recorded events, the ready queue
+ *                        and the turn, which runs Handles (handle.h); TimerHandle and
+ *                        its vigil timer: kind TIMER
+ *   ring.c               the one FIFO ring
+ *
+ * Threads and the GIL: the loop thread releases the GIL only inside a blocking
+ * vigil_loop_run(). vigil's callbacks (timers, fd watchers, sockets) run inside that
+ * call, so they touch no Python object: they record an event (vpy_pend_push), which the
+ * loop thread turns into ready work once it holds the GIL again. */
+#ifndef VIGIL_PY_LOOP_H
+#define VIGIL_PY_LOOP_H
+
+#include "module.h"
+#include "ring.h"
+
+#include <sys/types.h>
+
+#include "vigil.h"
+
+typedef struct LoopObject LoopObject;
+
+/* ------------------------------------------------------- handle lifecycle
+ *
+ * A handle is anything that owns a vigil object on the loop's behalf: a started timer,
+ * an fd's reader/writer watch, a transport's socket. Every kind goes through the same
+ * two calls, as libuv's uv__handle_start/uv__handle_stop: vpy_handle_start once vigil
+ * has accepted the object (a start that fails lists nothing: uvloop's _abort_init has
+ * nothing to undo here), vpy_handle_stop when the handle gives it up. While started, a
+ * handle is on its kind's list and counted, the loop delivers its events through its
+ * ops, and closing the loop finishes it through its ops. */
+enum vpy_kind {
+    VPY_KIND_TIMER,  /* TimerHandleObject: a vigil_timer (handle.c) */
+    VPY_KIND_FD,     /* struct vpy_fdwatch: a vigil_io for add_reader/add_writer (io.c) */
+    VPY_KIND_STREAM, /* TransportObject: a vigil_sock (stream.c) */
+    VPY_KIND_COUNT
+};
+
+struct vpy_handle;
+
+struct vpy_handle_ops {
+    enum vpy_kind kind;
+    /* An event vigil recorded for the handle, now with the GIL (no Python code runs
+     * here): queue what must run. revents as vigil gave it (a mask, or < 0). */
+    int (*event)(LoopObject *l, struct vpy_handle *h, int revents);
+    /* Run from the ready queue (handles that queue themselves: transports). 0, or -1
+     * with SystemExit/KeyboardInterrupt set. */
+    int (*run)(LoopObject *l, struct vpy_handle *h);
+    /* The loop closes, vigil's loop still alive: stop the vigil object, drop the loop's
+     * references. Must vpy_handle_stop. NULL: wait for loop_freed. */
+    void (*loop_closing)(LoopObject *l, struct vpy_handle *h);
+    /* vigil_loop_free ran (it ended the handle's vigil object): drop what it held.
+     * Must vpy_handle_stop. */
+    void (*loop_freed)(LoopObject *l, struct vpy_handle *h);
+    /* GC: the Python objects the loop keeps alive through this handle. */
+    int (*traverse)(struct vpy_handle *h, visitproc visit, void *arg);
+};
+
+struct vpy_handle {
+    const struct vpy_handle_ops *ops;
+    struct vpy_handle *prev, *next; /* the loop's list of started handles of this kind */
+    char active;                    /* between vpy_handle_start and vpy_handle_stop */
+};
+
+#define vpy_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+
+static inline void vpy_handle_init(struct vpy_handle *h, const struct vpy_handle_ops *ops)
+{
+    h->ops = ops;
+    h->prev = h->next = NULL;
+    h->active = 0;
+}
+
+void vpy_handle_start(LoopObject *l, struct vpy_handle *h);
+void vpy_handle_stop(LoopObject *l, struct vpy_handle *h);
+
+/* ------------------------------------------------------------ the loop */
+
+/* An entry of the ready queue: a strong reference, and how to run it. */
+struct vpy_ready {
+    PyObject *obj;         /* a Handle/TimerHandle, or the object that owns `h` */
+    struct vpy_handle *h;  /* NULL: obj is a Handle; else run through h->ops->run */
+};
+
+/* An event recorded by a vigil callback (no GIL) for its handle. */
+struct vpy_pend {
+    struct vpy_handle *h;
+    int revents;
+};
+
+struct LoopObject {
+    PyObject_HEAD
+    vpy_state *st; /* the module's state, cached: no module lookup per call */
+    vigil_loop *vl;
+    struct vpy_ring ready; /* of struct vpy_ready, FIFO */
+    /* Recorded events: a flat array, emptied every turn (C heap: filled without GIL). */
+    struct vpy_pend *pend;
+    size_t npend, pend_cap;
+    int pend_nomem;
+    struct vpy_handle *active[VPY_KIND_COUNT]; /* started handles, per kind */
+    size_t nactive[VPY_KIND_COUNT];
+    struct vpy_fdwatch **fdw; /* io.c's table, by fd */
+    int nfdw;
+    int closed, stopping, debug, running;
+    volatile int waiting; /* the loop thread sleeps in vigil_loop_run (GIL released) */
+    int wake_fd;          /* eventfd: call_soon_threadsafe's doorbell */
+    vigil_io wake_io;
+    int precise;
+    int is_epoll;
+    pid_t pid;
+    PyObject *weakreflist;
+};
+
+/* runloop.c */
+int vpy_pend_push(LoopObject *l, struct vpy_handle *h, int revents); /* no GIL needed */
+int vpy_ready_push(LoopObject *l, PyObject *obj, struct vpy_handle *h); /* steals obj */
+void vpy_ready_clear(LoopObject *l);
+int vpy_process_pending(LoopObject *l);
+int vpy_run_ready(LoopObject *l);
+PyObject *vpy_loop_run(LoopObject *l);
+void vpy_ring_doorbell(LoopObject *l);
+void vpy_on_doorbell(vigil_loop *vl, vigil_io *w, int revents);
+int vpy_check_open(LoopObject *l); /* -1 with RuntimeError once closed */
+
+/* io.c */
+void vpy_fdwatch_table_free(LoopObject *l);
+PyObject *vpy_loop_add_reader(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
+PyObject *vpy_loop_add_writer(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
+PyObject *vpy_loop_remove_reader(LoopObject *l, PyObject *fd);
+PyObject *vpy_loop_remove_writer(LoopObject *l, PyObject *fd);
+PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fd);
+
+#endif

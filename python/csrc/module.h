@@ -1,0 +1,59 @@
+/* vigil._core's module state and the small helpers every file of the extension uses.
+ * Everything in python/csrc/ is internal to the extension: `vpy_` names, no export. */
+#ifndef VIGIL_PY_MODULE_H
+#define VIGIL_PY_MODULE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <time.h>
+
+/* One per module object (PEP 489: a second import or a subinterpreter gets its own).
+ * It holds every Python object the C code keeps beyond one call. A loop caches a
+ * pointer to it (LoopObject.st), so the hot paths never look the module up; the module
+ * outlives its loops because every loop's type (a heap type of this module) holds a
+ * reference to the module. */
+typedef struct vpy_state {
+    PyTypeObject *handle_type;     /* vigil._core.Handle */
+    PyTypeObject *timer_type;      /* vigil._core.TimerHandle */
+    PyTypeObject *loop_type;       /* vigil._core.Loop */
+    PyTypeObject *stream_type;     /* vigil._core.TransportIO */
+    PyObject *hook_handle_repr;    /* set by vigil._loop through _set_hooks() */
+    PyObject *futures_mod;         /* asyncio.futures, imported on first create_future */
+    PyObject *kw_loop;             /* ("loop",): create_future's keyword names */
+    PyObject *minus_one;           /* get_buffer(-1)'s argument */
+    PyObject *str_protocol_paused; /* "_protocol_paused", interned */
+} vpy_state;
+
+extern struct PyModuleDef vpy_moduledef;
+
+/* The state of the module that defined `type` (or a base of it). Costs a walk of the
+ * MRO: for creation paths, never per event. NULL with an exception set if not found. */
+vpy_state *vpy_state_of_type(PyTypeObject *type);
+
+/* The exception being raised, normalized, with its traceback attached; clears it. */
+PyObject *vpy_fetch_exc(void);
+
+/* True (and the exception stays set) for the two that asyncio lets escape a callback:
+ * SystemExit and KeyboardInterrupt. */
+static inline int vpy_exc_escapes(void)
+{
+    return PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_KeyboardInterrupt);
+}
+
+/* Raises OSError from a positive errno. Returns NULL. */
+PyObject *vpy_set_oserror(int err);
+
+static inline int64_t vpy_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Each concept file adds its type(s) to the module (module.c's exec slot calls them). */
+int vpy_handle_types_add(PyObject *m, vpy_state *st); /* handle.c */
+int vpy_loop_type_add(PyObject *m, vpy_state *st);    /* loop.c */
+int vpy_stream_type_add(PyObject *m, vpy_state *st);  /* stream.c */
+
+#endif

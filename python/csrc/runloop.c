@@ -1,0 +1,249 @@
+/* The run loop: the handles' lifecycle lists, the events vigil's callbacks record, the
+ * ready queue, and the turn (vpy_loop_run). Every turn of a running loop is here.
+ *
+ * The doorbell: call_soon_threadsafe appends to the ready queue under the GIL and rings
+ * the loop's own eventfd only when loop->waiting says it sleeps; waiting is set and the
+ * ready queue checked under the GIL before the wait, and the first caller clears it
+ * (under the GIL), so one sleep gets one write and a wake-up cannot be lost between the
+ * check and the sleep. The eventfd is drained by its watcher in whatever turn sees it
+ * readable: a write that lands after the drain costs one spurious turn, never a lost
+ * wake-up. (vigil_loop_wakeup would do as well; this eventfd is rung only when the loop
+ * sleeps, which the GIL already tells us.) */
+#include "handle.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int vpy_check_open(LoopObject *l)
+{
+    if (l->closed || !l->vl) {
+        PyErr_SetString(PyExc_RuntimeError, "Event loop is closed");
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------- handle lifecycle */
+
+void vpy_handle_start(LoopObject *l, struct vpy_handle *h)
+{
+    enum vpy_kind k = h->ops->kind;
+    h->prev = NULL;
+    h->next = l->active[k];
+    if (h->next)
+        h->next->prev = h;
+    l->active[k] = h;
+    l->nactive[k]++;
+    h->active = 1;
+}
+
+void vpy_handle_stop(LoopObject *l, struct vpy_handle *h)
+{
+    if (!h->active)
+        return;
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        l->active[h->ops->kind] = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    h->prev = h->next = NULL;
+    h->active = 0;
+    l->nactive[h->ops->kind]--;
+}
+
+/* ------------------------------------------------------------ the ready queue */
+
+#define READY_FIRST_CAP 256
+
+int vpy_ready_push(LoopObject *l, PyObject *obj, struct vpy_handle *h)
+{
+    struct vpy_ready *e = vpy_ring_push(&l->ready, sizeof *e, READY_FIRST_CAP);
+    if (!e) {
+        Py_DECREF(obj);
+        PyErr_NoMemory();
+        return -1;
+    }
+    e->obj = obj;
+    e->h = h;
+    return 0;
+}
+
+static inline struct vpy_ready ready_pop(LoopObject *l)
+{
+    struct vpy_ready e = VPY_RING_AT(&l->ready, struct vpy_ready, 0);
+    vpy_ring_drop(&l->ready);
+    return e;
+}
+
+void vpy_ready_clear(LoopObject *l)
+{
+    while (l->ready.len) {
+        struct vpy_ready e = ready_pop(l);
+        Py_DECREF(e.obj);
+    }
+}
+
+/* ------------------------------------------------- events from vigil callbacks */
+
+int vpy_pend_push(LoopObject *l, struct vpy_handle *h, int revents)
+{
+    if (l->npend == l->pend_cap) {
+        size_t ncap = l->pend_cap ? l->pend_cap * 2 : 64;
+        struct vpy_pend *n = realloc(l->pend, ncap * sizeof *n); /* no GIL here: plain C heap */
+        if (!n) {
+            l->pend_nomem = 1;
+            return -1;
+        }
+        l->pend = n;
+        l->pend_cap = ncap;
+    }
+    l->pend[l->npend++] = (struct vpy_pend){h, revents};
+    return 0;
+}
+
+/* Turns recorded events into ready work, through each handle's ops. No Python code runs
+ * here. */
+int vpy_process_pending(LoopObject *l)
+{
+    int rc = 0;
+    for (size_t i = 0; i < l->npend; i++) {
+        struct vpy_pend *p = &l->pend[i];
+        if (p->h->ops->event(l, p->h, p->revents) < 0)
+            rc = -1;
+    }
+    l->npend = 0;
+    if (l->pend_nomem) {
+        l->pend_nomem = 0;
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the doorbell */
+
+void vpy_on_doorbell(vigil_loop *vl, vigil_io *w, int revents)
+{
+    uint64_t v;
+    (void)vl;
+    (void)revents;
+    while (read(w->fd, &v, sizeof v) < 0 && errno == EINTR) {
+    }
+}
+
+void vpy_ring_doorbell(LoopObject *l)
+{
+    if (!l->waiting || l->wake_fd < 0)
+        return;
+    l->waiting = 0; /* the first caller of this sleep rings; the GIL orders us */
+    uint64_t one = 1;
+    while (write(l->wake_fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
+}
+
+/* ------------------------------------------------------------------ the turn */
+
+/* Debug mode: the slow-callback report and _current_handle around one handle. */
+static int run_handle_debug(LoopObject *l, HandleObject *h, double *slow)
+{
+    PyObject *o = (PyObject *)h;
+    if (*slow < 0) {
+        PyObject *v = PyObject_GetAttrString((PyObject *)l, "slow_callback_duration");
+        *slow = v ? PyFloat_AsDouble(v) : 0.1;
+        Py_XDECREF(v);
+        if (PyErr_Occurred())
+            PyErr_Clear();
+    }
+    if (PyObject_SetAttrString((PyObject *)l, "_current_handle", o) < 0)
+        PyErr_Clear();
+    int64_t t0 = vpy_mono_ns();
+    int r = vpy_handle_run(h);
+    double dt = (double)(vpy_mono_ns() - t0) / 1e9;
+    if (PyObject_SetAttrString((PyObject *)l, "_current_handle", Py_None) < 0)
+        PyErr_Clear();
+    if (r == 0 && dt >= *slow) {
+        PyObject *x = PyObject_CallMethod((PyObject *)l, "_vigil_slow_callback", "Od", o, dt);
+        if (!x)
+            PyErr_Clear();
+        Py_XDECREF(x);
+    }
+    return r;
+}
+
+/* Runs what is queued now (not what those callbacks queue). */
+int vpy_run_ready(LoopObject *l)
+{
+    size_t n = l->ready.len;
+    double slow = -1;
+    while (n-- > 0 && l->ready.len) {
+        struct vpy_ready e = ready_pop(l);
+        int r = 0;
+        if (e.h) {
+            r = e.h->ops->run(l, e.h); /* a handle's own work (a transport's I/O) */
+        } else {
+            HandleObject *h = (HandleObject *)e.obj;
+            if (h->cancelled) {
+                Py_DECREF(e.obj);
+                continue;
+            }
+            r = l->debug ? run_handle_debug(l, h, &slow) : vpy_handle_run(h);
+        }
+        Py_DECREF(e.obj);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The C run loop, until stop(). A new reference to None, or NULL with the exception. */
+PyObject *vpy_loop_run(LoopObject *l)
+{
+    PyObject *ret = Py_None;
+    for (;;) {
+        int r;
+        if (l->ready.len == 0 && !l->stopping) {
+            l->waiting = 1;
+            Py_BEGIN_ALLOW_THREADS r = vigil_loop_run(l->vl, VIGIL_RUN_ONCE);
+            Py_END_ALLOW_THREADS l->waiting = 0;
+        } else {
+            r = vigil_loop_run(l->vl, VIGIL_RUN_NOWAIT);
+        }
+        if (r < 0 && r != -EINTR) {
+            vpy_set_oserror(-r);
+            ret = NULL;
+            break;
+        }
+        size_t queued = l->ready.len;
+        if (vpy_process_pending(l) < 0) {
+            ret = NULL;
+            break;
+        }
+        int from_io = l->ready.len != queued; /* the turn found events or timers */
+        if (PyErr_CheckSignals() < 0) {
+            ret = NULL;
+            break;
+        }
+        if (vpy_run_ready(l) < 0) {
+            ret = NULL;
+            break;
+        }
+        /* A second pass for what the turn's callbacks scheduled: a reader's callback
+         * completes a future, whose task then runs here, before the next wait, not
+         * after a turn of its own (one non-blocking wait and one pass of the loop saved
+         * per awaited event, as uvloop runs its ready queue after libuv's poll phase).
+         * Only after a turn that found something, and only one more generation: a
+         * callback that schedules itself still lets the loop poll between its runs.
+         * FIFO order is unchanged; after stop(), what the callbacks scheduled waits
+         * for the next run, as asyncio documents. */
+        if (from_io && l->ready.len && !l->stopping && !l->closed && vpy_run_ready(l) < 0) {
+            ret = NULL;
+            break;
+        }
+        if (l->stopping || l->closed)
+            break;
+    }
+    Py_XINCREF(ret);
+    return ret;
+}
