@@ -37,7 +37,7 @@
  *     head over 8 KiB: 431; a coding other than chunked: 501) and closes;
  *   - sends Server, Date, Content-Type, Content-Length and Connection, as nginx.
  *
- * Memory: an idle connection is a struct conn (vigil_sock and a timer, about 600
+ * Memory: an idle connection is a struct conn (vigil_sock and a few fields, 520
  * bytes) and holds nothing else: the receive buffers are the loop's pool's and go back
  * at once (their bytes are copied to in[]), and the arrays a request needs (struct
  * work: in[], out[], the send request) are taken from a list of spares when its first
@@ -89,11 +89,9 @@ enum phase { P_REQUEST, P_IDLE, P_SEND, P_LINGER }; /* which timeout runs */
 
 struct conn {
     vigil_sock sock;
-    vigil_timer timer;        /* fires at timer_at_ns, which is at most deadline_ns */
+    struct conn *prev, *next; /* in its phase's list */
     int64_t deadline_ns;      /* when the phase's timeout ends */
-    int64_t timer_at_ns;
     struct work *w;           /* NULL while idle */
-    struct conn *prev, *next; /* every open connection, for the shutdown */
     uint8_t phase;
     bool receiving, sending;
     bool eof;                 /* the peer sent its end: answer what was read, then close */
@@ -102,11 +100,27 @@ struct conn {
     bool closed;              /* vigil_sock_close was called */
 };
 
+/* The open connections, by phase. A phase has one timeout, so a connection that
+ * enters one goes to the tail of its list and every list stays in deadline order; one
+ * timer per phase fires at its list's first deadline (or earlier, when that connection
+ * moved on: then it is started again for the new first). No timer operation per
+ * request, no timer struct per connection. */
+struct timeouts {
+    struct conn *head, *tail;
+    vigil_timer timer;
+    int64_t *timeout_ns;
+};
+static struct timeouts phases[] = {
+    [P_REQUEST] = {.timeout_ns = &header_timeout_ns},
+    [P_IDLE] = {.timeout_ns = &keepalive_timeout_ns},
+    [P_SEND] = {.timeout_ns = &send_timeout_ns},
+    [P_LINGER] = {.timeout_ns = &linger_timeout_ns},
+};
+
 static struct {
     vigil_loop *loop;
     vigil_sock listener;
     vigil_timer deadline;     /* the shutdown's */
-    struct conn *conns;
     struct work *spares;
     unsigned nconns, nspares, nworks, nsending;
     bool stopping;
@@ -213,7 +227,44 @@ static void work_put(struct work *w)
 
 static void on_data(vigil_loop *loop, vigil_sock *s, ssize_t n, vigil_buf *buf);
 static void on_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res);
-static void on_timeout(vigil_loop *loop, vigil_timer *t);
+static void close_conn(vigil_loop *loop, struct conn *c);
+
+static void unlink_conn(struct conn *c)
+{
+    struct timeouts *ph = &phases[c->phase];
+    if (!c->prev && ph->head != c)
+        return; /* in no list */
+    *(c->prev ? &c->prev->next : &ph->head) = c->next;
+    *(c->next ? &c->next->prev : &ph->tail) = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void on_timeout(vigil_loop *loop, vigil_timer *t)
+{
+    struct timeouts *ph = (struct timeouts *)((char *)t - offsetof(struct timeouts, timer));
+    int64_t now = vigil_loop_now(loop);
+    while (ph->head && ph->head->deadline_ns <= now) {
+        srv.timeouts[ph - phases]++;
+        close_conn(loop, ph->head);
+    }
+    if (ph->head) /* the timer was just taken off the heap: starting it cannot fail */
+        vigil_timer_start(loop, t, CLOCK_MONOTONIC, ph->head->deadline_ns - now, 0, 0, on_timeout);
+}
+
+/* Moves c to the tail of a phase's list: its timeout starts now. */
+static void set_timeout(vigil_loop *loop, struct conn *c, enum phase p)
+{
+    unlink_conn(c);
+    struct timeouts *ph = &phases[p];
+    c->phase = (uint8_t)p;
+    c->deadline_ns = vigil_loop_now(loop) + *ph->timeout_ns;
+    c->prev = ph->tail;
+    *(ph->tail ? &ph->tail->next : &ph->head) = c;
+    ph->tail = c;
+    if (!vigil_timer_active(&ph->timer) &&
+        vigil_timer_start(loop, &ph->timer, CLOCK_MONOTONIC, *ph->timeout_ns, 0, 0, on_timeout) < 0)
+        close_conn(loop, c);
+}
 
 static void on_closed(vigil_loop *loop, vigil_sock *s)
 {
@@ -230,42 +281,8 @@ static void close_conn(vigil_loop *loop, struct conn *c)
     if (c->closed)
         return;
     c->closed = true;
-    vigil_timer_stop(loop, &c->timer);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        srv.conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    unlink_conn(c);
     vigil_sock_close(loop, &c->sock, on_closed);
-}
-
-/* Starts the phase's timeout. The timer is moved only when the new deadline comes
- * before it fires: otherwise it fires first and is started again for what is left,
- * so a busy connection costs no timer operation per request. */
-static void set_timeout(vigil_loop *loop, struct conn *c, enum phase phase, int64_t ns)
-{
-    c->phase = phase;
-    c->deadline_ns = vigil_loop_now(loop) + ns;
-    if (vigil_timer_active(&c->timer) && c->timer_at_ns <= c->deadline_ns)
-        return;
-    vigil_timer_stop(loop, &c->timer);
-    c->timer_at_ns = c->deadline_ns;
-    if (vigil_timer_start(loop, &c->timer, CLOCK_MONOTONIC, ns, 0, 0, on_timeout) < 0)
-        close_conn(loop, c);
-}
-
-static void on_timeout(vigil_loop *loop, vigil_timer *t)
-{
-    struct conn *c = (struct conn *)((char *)t - offsetof(struct conn, timer));
-    int64_t left = c->deadline_ns - vigil_loop_now(loop);
-    if (left > 0) {
-        c->timer_at_ns = c->deadline_ns;
-        if (vigil_timer_start(loop, t, CLOCK_MONOTONIC, left, 0, 0, on_timeout) == 0)
-            return;
-    }
-    srv.timeouts[c->phase]++;
-    close_conn(loop, c);
 }
 
 static void send_out(vigil_loop *loop, struct conn *c)
@@ -277,7 +294,7 @@ static void send_out(vigil_loop *loop, struct conn *c)
     }
     c->sending = true;
     srv.nsending++;
-    set_timeout(loop, c, P_SEND, send_timeout_ns);
+    set_timeout(loop, c, P_SEND);
 }
 
 /* After anything happened: answer what can be answered, give back what is no longer
@@ -304,7 +321,7 @@ static void update(vigil_loop *loop, struct conn *c)
         if (c->closing && !c->shut) {
             c->shut = true;
             vigil_sock_shutdown(loop, &c->sock, SHUT_WR);
-            set_timeout(loop, c, P_LINGER, linger_timeout_ns);
+            set_timeout(loop, c, P_LINGER);
         }
     }
     bool want = !c->eof && (c->shut || (!c->closing && (!c->w || IN_SIZE - c->w->inlen >= BUF_SIZE)));
@@ -321,9 +338,9 @@ static void update(vigil_loop *loop, struct conn *c)
     if (c->shut || c->sending || c->closed)
         return; /* those phases' timeouts started with them */
     if (c->w && c->phase != P_REQUEST)
-        set_timeout(loop, c, P_REQUEST, header_timeout_ns);
+        set_timeout(loop, c, P_REQUEST);
     else if (!c->w && c->phase != P_IDLE)
-        set_timeout(loop, c, P_IDLE, keepalive_timeout_ns);
+        set_timeout(loop, c, P_IDLE);
 }
 
 static void on_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res)
@@ -390,12 +407,8 @@ static void on_accept(vigil_loop *loop, vigil_sock *listener, int fd)
         return;
     }
     c->sock.data = c;
-    c->next = srv.conns;
-    if (srv.conns)
-        srv.conns->prev = c;
-    srv.conns = c;
     srv.nconns++;
-    set_timeout(loop, c, P_REQUEST, header_timeout_ns); /* the first request's */
+    set_timeout(loop, c, P_REQUEST); /* the first request's */
     if (vigil_sock_recv_start(loop, &c->sock, on_data) == 0)
         c->receiving = true;
     else
@@ -407,8 +420,11 @@ static void on_accept(vigil_loop *loop, vigil_sock *listener, int fd)
 static void close_all(vigil_loop *loop, vigil_timer *t)
 {
     (void)t;
-    while (srv.conns)
-        close_conn(loop, srv.conns);
+    for (int p = 0; p < 4; p++) {
+        while (phases[p].head)
+            close_conn(loop, phases[p].head);
+        vigil_timer_stop(loop, &phases[p].timer);
+    }
 }
 
 /* SIGTERM, SIGINT: the graceful shutdown (a second signal closes everything now). */
@@ -421,12 +437,15 @@ static void on_stop(vigil_loop *loop, vigil_signal *w, const struct signalfd_sig
     }
     srv.stopping = true;
     vigil_sock_close(loop, &srv.listener, NULL);
-    for (struct conn *c = srv.conns, *next; c; c = next) {
-        next = c->next;
-        if (!c->w && !c->sending && !c->shut) { /* idle: nothing in flight */
-            close_conn(loop, c);
-        } else if (!c->closing) {
-            c->closing = true; /* what is being sent is finished, nothing more read */
+    while (phases[P_IDLE].head) /* nothing in flight */
+        close_conn(loop, phases[P_IDLE].head);
+    /* The others finish what is being sent and read nothing more: they stay in
+     * P_SEND, or move on to P_LINGER (a list not walked here), or close. */
+    static const enum phase busy[] = {P_REQUEST, P_SEND};
+    for (int i = 0; i < 2; i++) {
+        for (struct conn *c = phases[busy[i]].head, *next; c; c = next) {
+            next = c->next;
+            c->closing = true;
             update(loop, c);
         }
     }

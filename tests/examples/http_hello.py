@@ -122,7 +122,7 @@ try:
         (431, te + b"0\r\n" + b"T: x\r\n" * 2000 + b"\r\n"),
     ]
     for status, req in bad:
-        for chunks in (None, 3):
+        for chunks in (None, 3) if len(req) < 1000 else (None,):
             out = raw(req, chunks=chunks)
             assert statuses(out) == [status] and b"Connection: close" in out, (status, req[:80], chunks, out[:120])
 
