@@ -200,13 +200,16 @@ static void answer(struct conn *c)
 static struct work *work_get(void)
 {
     struct work *w = srv.spares;
-    if (w) {
+    if (w) { /* its send request ended: it may be started again as it is */
         srv.spares = w->next_spare;
         srv.nspares--;
-    } else if (!(w = malloc(sizeof *w))) {
+    } else if ((w = malloc(sizeof *w)) != NULL) {
+        memset(&w->send, 0, sizeof w->send);
+    } else {
         return NULL;
     }
-    memset(w, 0, offsetof(struct work, in)); /* in[] and out[] are written before read */
+    w->hp = (struct http_parser){0};
+    w->inlen = w->outlen = 0; /* in[] and out[] are written before they are read */
     srv.nworks++;
     return w;
 }
