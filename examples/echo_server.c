@@ -46,8 +46,8 @@ struct conn {
     bool receiving;
     bool done;                     /* nothing more to receive: close after the last echo */
     bool closed;                   /* vigil_sock_close was called */
-    struct conn *prev, *next;      /* every open connection, for the shutdown */
     vigil_net_req send[SENDS_MAX]; /* req.data: the buffer it echoes */
+    struct conn *prev, *next;      /* every open connection, for the shutdown */
 };
 
 static struct conn *conns;
