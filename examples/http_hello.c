@@ -1,29 +1,56 @@
 /* A small HTTP/1.1 server on vigil's sockets API: the work nginx does for
  * `location / { return 200 "Hello, world!\n"; }`. A starting point, not a framework.
  *
- *   ./http_hello [port [linger_ms]]   prints "ready" once listening; SIGINT/SIGTERM stop it
+ *   ./http_hello [options] [port]      prints "ready" once listening (port 8080)
  *   curl -i http://127.0.0.1:8080/
  *
- * What it does with each connection:
- *   - reads each request's line and headers up to the blank line, straight from the
- *     loop's receive buffers (a request split across reads is gathered in the
- *     connection's own buffer first); a body announced by Content-Length is skipped;
- *   - answers pipelined requests in order, all the answers to one read in one send;
- *   - answers a malformed request (bad request line, bad header, a head over 8 KiB,
- *     Transfer-Encoding it does not decode) with 400 and closes, as nginx does;
+ * Options (milliseconds), nginx's timeouts by their nginx names:
+ *   --client-header-timeout MS  10000  a request (its head and any body) must arrive
+ *                                      within this from its first byte, and a new
+ *                                      connection's first request from the accept:
+ *                                      slowloris clients are closed. nginx: 60 s; a
+ *                                      real client sends a head in one packet.
+ *   --keepalive-timeout MS      75000  an idle keep-alive connection is closed after
+ *                                      this (nginx's default, longer than the 60 s
+ *                                      browsers and most HTTP clients keep one).
+ *   --send-timeout MS           30000  an answer whose send does not complete within
+ *                                      this (a peer that stopped reading) closes the
+ *                                      connection. nginx: 60 s between two writes;
+ *                                      here a send is at most OUT_SIZE bytes.
+ *   --lingering-timeout MS       5000  after the last answer of a connection the
+ *                                      server shuts its side down and waits this long
+ *                                      for the peer's end before closing (nginx's):
+ *                                      closing at once could reset the answer away.
+ *   --shutdown-timeout MS        2000  SIGTERM or SIGINT: stop accepting, close idle
+ *                                      connections, let the answers being sent finish
+ *                                      for at most this long, then close every
+ *                                      connection, free the loop and exit 0.
+ *   SIGUSR1 prints one line of counters on stdout ("stats conns=... bufs_lent=...").
+ *
+ * Each connection:
+ *   - answers every complete request it has read, in order (pipelined ones too, and
+ *     those read before the peer's half-close, which are answered before the close);
  *   - keeps the connection open (HTTP/1.1, or HTTP/1.0 with "Connection: keep-alive")
- *     unless the request says "Connection: close"; then it sends the answer, shuts its
- *     side down and closes once the peer has closed too (so the answer is not reset),
- *     or after LINGER_MS (5 s, nginx's lingering_timeout) if the peer never does;
+ *     unless a request says "Connection: close";
+ *   - answers a request the parser rejects (http_parse.h: bad syntax, conflicting
+ *     Content-Length, Content-Length with Transfer-Encoding, bad chunked body: 400; a
+ *     head over 8 KiB: 431; a coding other than chunked: 501) and closes;
  *   - sends Server, Date, Content-Type, Content-Length and Connection, as nginx.
- * While one send is in flight the next answers gather in a second buffer; when both
- * are full the connection stops receiving until the send completes (back-pressure).
+ *
+ * Memory: an idle connection is a struct conn (vigil_sock and a few fields, 520
+ * bytes) and holds nothing else: the receive buffers are the loop's pool's and go back
+ * at once (their bytes are copied to in[]), and the arrays a request needs (struct
+ * work: in[], out[], the send request) are taken from a list of spares when its first
+ * byte arrives and given back once it is answered. While an answer is being sent the
+ * next requests are read into in[]; when in[] is full the connection stops receiving
+ * (back-pressure) and the data waits in the kernel.
  */
+#include "http_parse.h"
+
 #include <vigil.h>
 
 #include <arpa/inet.h>
-#include <ctype.h>
-#include <errno.h>
+#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -32,44 +59,80 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #define BODY "Hello, world!\n"
-#define HEAD_MAX 8192  /* a request head longer than this is refused (400) */
-#define OUT_SIZE 16384 /* each of the two answer buffers */
-#define ANSWER_MAX 512 /* room one answer needs */
-#define LINGER_MS 5000 /* after the last answer, how long the peer has to close */
+#define BUF_SIZE 4096                       /* the pool's receive buffers */
+#define IN_SIZE (HTTP_HEAD_MAX + BUF_SIZE)  /* a head, and room for one more receive */
+#define OUT_SIZE 4096                       /* the answers of one send */
+#define ANSWER_MAX 512                      /* room one answer needs */
+#define SPARES_MAX 64                       /* struct work kept for reuse; more are freed */
+#define MS 1000000LL
 
-static int64_t linger_ns = (int64_t)LINGER_MS * 1000000;
+static int64_t header_timeout_ns = 10000 * MS, keepalive_timeout_ns = 75000 * MS,
+               send_timeout_ns = 30000 * MS, linger_timeout_ns = 5000 * MS,
+               shutdown_timeout_ns = 2000 * MS;
+
+/* What a connection holds only while a request is being read or answered. */
+struct work {
+    vigil_net_req send;
+    struct work *next_spare;
+    struct http_parser hp;
+    uint32_t inlen, outlen;
+    char in[IN_SIZE];   /* received, not yet parsed: at most one incomplete head */
+    char out[OUT_SIZE]; /* answers, sent as one */
+};
+
+enum phase { P_REQUEST, P_IDLE, P_SEND, P_LINGER }; /* which timeout runs */
 
 struct conn {
     vigil_sock sock;
-    vigil_net_req send;
-    char out[2][OUT_SIZE];  /* answers: one buffer in flight, the other filling */
-    size_t outlen[2];
-    int fill;               /* the buffer answers are added to */
-    bool sending, receiving;
-    bool closing;           /* no more requests: send what is queued, then close */
-    bool shut;              /* our side is shut down: wait for the peer's end */
-    bool closed;            /* vigil_sock_close was called */
-    vigil_timer linger;     /* while shut: the peer's time to close */
-    size_t skip;            /* body bytes of the last request still to skip */
-    vigil_buf *held;        /* the receive buffer being answered (NULL: none) */
-    size_t held_off;        /* how far into it */
-    size_t inlen;           /* bytes of an incomplete head kept in in[] */
-    char in[HEAD_MAX];
+    struct conn *prev, *next; /* in its phase's list */
+    int64_t deadline_ns;      /* when the phase's timeout ends */
+    struct work *w;           /* NULL while idle */
+    uint8_t phase;
+    bool receiving, sending;
+    bool eof;                 /* the peer sent its end: answer what was read, then close */
+    bool closing;             /* no more requests: send what is queued, then shut down */
+    bool shut;                /* our side is shut down: wait for the peer's end */
+    bool closed;              /* vigil_sock_close was called */
 };
+
+/* The open connections, by phase. A phase has one timeout, so a connection that
+ * enters one goes to the tail of its list and every list stays in deadline order; one
+ * timer per phase fires at its list's first deadline (or earlier, when that connection
+ * moved on: then it is started again for the new first). No timer operation per
+ * request, no timer struct per connection. */
+struct timeouts {
+    struct conn *head, *tail;
+    vigil_timer timer;
+    int64_t *timeout_ns;
+};
+static struct timeouts phases[] = {
+    [P_REQUEST] = {.timeout_ns = &header_timeout_ns},
+    [P_IDLE] = {.timeout_ns = &keepalive_timeout_ns},
+    [P_SEND] = {.timeout_ns = &send_timeout_ns},
+    [P_LINGER] = {.timeout_ns = &linger_timeout_ns},
+};
+
+static struct {
+    vigil_loop *loop;
+    vigil_sock listener;
+    vigil_timer deadline;     /* the shutdown's */
+    struct work *spares;
+    unsigned nconns, nspares, nworks, nsending;
+    bool stopping;
+    unsigned long long requests, rejected, timeouts[4];
+} srv;
 
 /* ------------------------------------------------------------ the answer */
 
-static char date[40];
-static time_t date_at = -1;
-
 static const char *http_date(void)
 {
+    static char date[40];
+    static time_t date_at = -1;
     time_t now = time(NULL);
     if (now != date_at) { /* once a second, as nginx caches it */
         struct tm tm;
@@ -80,280 +143,255 @@ static const char *http_date(void)
     return date;
 }
 
-static void add_answer(struct conn *c, int status, bool keep)
+static void add_answer(struct work *w, int status, bool keep)
 {
-    static const char bad[] = "<html>\r\n<head><title>400 Bad Request</title></head>\r\n<body>\r\n"
-                               "<center><h1>400 Bad Request</h1></center>\r\n</body>\r\n</html>\r\n";
-    char *p = c->out[c->fill] + c->outlen[c->fill];
-    int n = status == 200
-                ? snprintf(p, ANSWER_MAX,
-                           "HTTP/1.1 200 OK\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/plain\r\n"
-                           "Content-Length: %zu\r\nConnection: %s\r\n\r\n" BODY,
-                           http_date(), sizeof BODY - 1, keep ? "keep-alive" : "close")
-                : snprintf(p, ANSWER_MAX,
-                           "HTTP/1.1 400 Bad Request\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/html\r\n"
-                           "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                           http_date(), sizeof bad - 1, bad);
-    c->outlen[c->fill] += (size_t)n;
-}
-
-/* ------------------------------------------------------------ the parser */
-
-static bool is_tchar(int ch)
-{
-    return isalnum(ch) || (ch && strchr("!#$%&'*+-.^_`|~", ch));
-}
-
-/* One request head (without its blank line): 1 keep-alive, 0 close, -1 malformed.
- * *body gets the Content-Length. */
-static int parse_head(const char *h, const char *end, size_t *body)
-{
-    const char *p = h;
-    while (p < end && is_tchar((unsigned char)*p)) /* method */
-        p++;
-    if (p == h || p >= end || *p++ != ' ')
-        return -1;
-    const char *target = p;
-    while (p < end && *p != ' ' && *p != '\r' && (unsigned char)*p > 0x20)
-        p++;
-    if (p == target || p >= end || *p++ != ' ')
-        return -1;
-    if (end - p < 8 || memcmp(p, "HTTP/1.", 7) != 0 || (p[7] != '0' && p[7] != '1'))
-        return -1;
-    bool keep = p[7] == '1';
-    p += 8;
-    if (p < end && *p == '\r')
-        p++;
-    if (p < end && *p++ != '\n')
-        return -1;
-    *body = 0;
-    while (p < end && *p != '\r' && *p != '\n') { /* headers: name ":" value CRLF */
-        const char *name = p;
-        while (p < end && is_tchar((unsigned char)*p))
-            p++;
-        size_t nlen = (size_t)(p - name);
-        if (!nlen || p >= end || *p++ != ':')
-            return -1;
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-        const char *val = p;
-        while (p < end && *p != '\r' && *p != '\n')
-            p++;
-        size_t vlen = (size_t)(p - val);
-        while (vlen && (val[vlen - 1] == ' ' || val[vlen - 1] == '\t'))
-            vlen--;
-        if (p < end && *p == '\r')
-            p++;
-        if (p < end && *p++ != '\n')
-            return -1;
-        if (nlen == 10 && strncasecmp(name, "connection", 10) == 0) {
-            if (vlen == 5 && strncasecmp(val, "close", 5) == 0)
-                keep = false;
-            else if (vlen == 10 && strncasecmp(val, "keep-alive", 10) == 0)
-                keep = true;
-        } else if (nlen == 14 && strncasecmp(name, "content-length", 14) == 0) {
-            size_t v = 0;
-            if (!vlen)
-                return -1;
-            for (size_t i = 0; i < vlen; i++) {
-                if (!isdigit((unsigned char)val[i]) || v > (SIZE_MAX - 9) / 10)
-                    return -1;
-                v = v * 10 + (size_t)(val[i] - '0');
-            }
-            *body = v;
-        } else if (nlen == 17 && strncasecmp(name, "transfer-encoding", 17) == 0) {
-            return -1; /* chunked bodies are not decoded here */
-        }
+    char *p = w->out + w->outlen;
+    int n;
+    if (status == 200) {
+        n = snprintf(p, ANSWER_MAX,
+                     "HTTP/1.1 200 OK\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/plain\r\n"
+                     "Content-Length: %zu\r\nConnection: %s\r\n\r\n" BODY,
+                     http_date(), sizeof BODY - 1, keep ? "keep-alive" : "close");
+    } else {
+        const char *reason = status == 400 ? "Bad Request"
+                             : status == 431 ? "Request Header Fields Too Large"
+                                             : "Not Implemented";
+        char body[256];
+        int blen = snprintf(body, sizeof body,
+                            "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n"
+                            "<center><h1>%d %s</h1></center>\r\n</body>\r\n</html>\r\n",
+                            status, reason, status, reason);
+        n = snprintf(p, ANSWER_MAX,
+                     "HTTP/1.1 %d %s\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/html\r\n"
+                     "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
+                     status, reason, http_date(), blen, body);
     }
-    return keep;
+    w->outlen += (uint32_t)n;
 }
 
-/* The end of the first head in [p, end): the byte after its blank line, or NULL. */
-static const char *head_end(const char *p, const char *end)
+/* Answers the complete requests in in[] while out[] has room; keeps what is left of
+ * an incomplete one. After a last request (or a rejected one) nothing more is read. */
+static void answer(struct conn *c)
 {
-    for (const char *q = p; q + 1 < end; q++) {
-        q = memchr(q, '\n', (size_t)(end - q));
-        if (!q || q + 1 >= end)
-            return NULL;
-        if (q[1] == '\n')
-            return q + 2;
-        if (q[1] == '\r' && q + 2 < end && q[2] == '\n')
-            return q + 3;
+    struct work *w = c->w;
+    size_t pos = 0;
+    while (!c->closing && w->outlen + ANSWER_MAX <= OUT_SIZE) {
+        size_t used = 0;
+        int r = http_parse(&w->hp, w->in + pos, w->inlen - pos, &used);
+        pos += used;
+        if (r == HTTP_MORE)
+            break;
+        bool keep = r == HTTP_DONE && w->hp.keep_alive;
+        add_answer(w, r == HTTP_DONE ? 200 : r, keep);
+        c->closing = !keep;
+        if (r == HTTP_DONE)
+            srv.requests++;
+        else
+            srv.rejected++;
     }
-    return NULL;
+    if (c->closing)
+        pos = w->inlen;
+    memmove(w->in, w->in + pos, w->inlen - pos);
+    w->inlen -= (uint32_t)pos;
 }
 
-/* Answers every complete request in [p, end); returns where the unanswered rest starts. */
-static const char *answer_all(struct conn *c, const char *p, const char *end)
+/* --------------------------------------------------- spares of struct work */
+
+static struct work *work_get(void)
 {
-    while (p < end && !c->closing) {
-        if (c->skip) {
-            size_t k = (size_t)(end - p) < c->skip ? (size_t)(end - p) : c->skip;
-            p += k, c->skip -= k;
-            continue;
-        }
-        while (p < end && (*p == '\r' || *p == '\n')) /* blank lines between requests */
-            p++;
-        const char *e = head_end(p, end);
-        if (!e) {
-            if (end - p >= HEAD_MAX) { /* too long to ever complete */
-                add_answer(c, 400, false);
-                c->closing = true;
-                return end;
-            }
-            return p;
-        }
-        if (e - p > HEAD_MAX) {
-            add_answer(c, 400, false);
-            c->closing = true;
-            return end;
-        }
-        size_t body = 0;
-        int keep = parse_head(p, e, &body);
-        add_answer(c, keep < 0 ? 400 : 200, keep > 0);
-        if (keep <= 0)
-            c->closing = true;
-        c->skip = body;
-        p = e;
-        if (c->outlen[c->fill] + ANSWER_MAX > OUT_SIZE)
-            break; /* this buffer is full: the rest waits in[] for the next send */
+    struct work *w = srv.spares;
+    if (w) { /* its send request ended: it may be started again as it is */
+        srv.spares = w->next_spare;
+        srv.nspares--;
+    } else if ((w = malloc(sizeof *w)) != NULL) {
+        memset(&w->send, 0, sizeof w->send);
+    } else {
+        return NULL;
     }
-    return c->closing ? end : p;
+    w->hp = (struct http_parser){0};
+    w->inlen = w->outlen = 0; /* in[] and out[] are written before they are read */
+    srv.nworks++;
+    return w;
+}
+
+static void work_put(struct work *w)
+{
+    srv.nworks--;
+    if (srv.nspares >= SPARES_MAX) { /* after a burst, memory goes back */
+        free(w);
+        return;
+    }
+    w->next_spare = srv.spares;
+    srv.spares = w;
+    srv.nspares++;
 }
 
 /* ----------------------------------------------------------- the socket */
 
 static void on_data(vigil_loop *loop, vigil_sock *s, ssize_t n, vigil_buf *buf);
 static void on_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res);
+static void close_conn(vigil_loop *loop, struct conn *c);
+
+static void unlink_conn(struct conn *c)
+{
+    struct timeouts *ph = &phases[c->phase];
+    if (!c->prev && ph->head != c)
+        return; /* in no list */
+    *(c->prev ? &c->prev->next : &ph->head) = c->next;
+    *(c->next ? &c->next->prev : &ph->tail) = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void on_timeout(vigil_loop *loop, vigil_timer *t)
+{
+    struct timeouts *ph = (struct timeouts *)((char *)t - offsetof(struct timeouts, timer));
+    int64_t now = vigil_loop_now(loop);
+    while (ph->head && ph->head->deadline_ns <= now) {
+        srv.timeouts[ph - phases]++;
+        close_conn(loop, ph->head);
+    }
+    if (ph->head) /* the timer was just taken off the heap: starting it cannot fail */
+        vigil_timer_start(loop, t, CLOCK_MONOTONIC, ph->head->deadline_ns - now, 0, 0, on_timeout);
+}
+
+/* Moves c to the tail of a phase's list: its timeout starts now. */
+static void set_timeout(vigil_loop *loop, struct conn *c, enum phase p)
+{
+    unlink_conn(c);
+    struct timeouts *ph = &phases[p];
+    c->phase = (uint8_t)p;
+    c->deadline_ns = vigil_loop_now(loop) + *ph->timeout_ns;
+    c->prev = ph->tail;
+    *(ph->tail ? &ph->tail->next : &ph->head) = c;
+    ph->tail = c;
+    if (!vigil_timer_active(&ph->timer) &&
+        vigil_timer_start(loop, &ph->timer, CLOCK_MONOTONIC, *ph->timeout_ns, 0, 0, on_timeout) < 0)
+        close_conn(loop, c);
+}
 
 static void on_closed(vigil_loop *loop, vigil_sock *s)
 {
-    (void)loop;
-    free(s->data);
+    struct conn *c = s->data;
+    if (c->w) /* every request has ended: the send's too */
+        work_put(c->w);
+    free(c);
+    if (--srv.nconns == 0 && srv.stopping)
+        vigil_loop_stop(loop);
 }
 
 static void close_conn(vigil_loop *loop, struct conn *c)
 {
-    vigil_timer_stop(loop, &c->linger);
-    if (!c->closed) {
-        c->closed = true;
-        vigil_sock_close(loop, &c->sock, on_closed);
-    }
-}
-
-static void on_linger_end(vigil_loop *loop, vigil_timer *t)
-{
-    close_conn(loop, (struct conn *)((char *)t - offsetof(struct conn, linger)));
-}
-
-static bool out_full(const struct conn *c)
-{
-    return c->outlen[c->fill] + ANSWER_MAX > OUT_SIZE;
-}
-
-/* Answers what the held receive buffer (and an incomplete head gathered before it)
- * holds, until it is all read or the answer buffer is full. */
-static void process(vigil_loop *loop, struct conn *c)
-{
-    while (c->held && !c->closing && !out_full(c)) {
-        const char *p = c->held->data + c->held_off, *end = c->held->data + c->held->len;
-        if (c->inlen) { /* an incomplete head waits in in[]: gather, answer from there */
-            size_t k = (size_t)(end - p) < HEAD_MAX - c->inlen ? (size_t)(end - p) : HEAD_MAX - c->inlen;
-            memcpy(c->in + c->inlen, p, k);
-            c->inlen += k;
-            c->held_off += k;
-            const char *rest = answer_all(c, c->in, c->in + c->inlen);
-            size_t left = (size_t)(c->in + c->inlen - rest);
-            if (left == HEAD_MAX && !out_full(c)) { /* 8 KiB and still no blank line */
-                add_answer(c, 400, false);
-                c->closing = true;
-                left = 0;
-            }
-            memmove(c->in, rest, left);
-            c->inlen = left;
-        } else { /* the common case: parse in the pool's buffer itself */
-            const char *rest = answer_all(c, p, end);
-            c->held_off = (size_t)(rest - c->held->data);
-            if (rest < end && !out_full(c) && !c->closing) { /* an incomplete head: keep it */
-                memcpy(c->in, rest, (size_t)(end - rest));
-                c->inlen = (size_t)(end - rest);
-                c->held_off = c->held->len;
-            }
-        }
-        if (c->held_off >= c->held->len || c->closing) {
-            vigil_buf_put(loop, c->held);
-            c->held = NULL;
-        }
-    }
-}
-
-static void flush(vigil_loop *loop, struct conn *c)
-{
-    if (c->sending || !c->outlen[c->fill])
+    if (c->closed)
         return;
-    int b = c->fill;
-    c->fill ^= 1;
-    c->send.data = (void *)(intptr_t)b;
-    if (vigil_sock_send(loop, &c->sock, &c->send, c->out[b], c->outlen[b], on_sent) == 0)
-        c->sending = true;
-    else
-        close_conn(loop, c);
+    c->closed = true;
+    unlink_conn(c);
+    vigil_sock_close(loop, &c->sock, on_closed);
 }
 
-/* What the connection does next: receive more, wait (a buffer is held until the
- * answers fit), or, closing, shut its side down once everything is sent. */
-static void next_step(vigil_loop *loop, struct conn *c)
+static void send_out(vigil_loop *loop, struct conn *c)
 {
-    if (c->closing && !c->sending && !c->outlen[c->fill] && !c->shut) {
-        c->shut = true;
-        vigil_sock_shutdown(loop, &c->sock, SHUT_WR);
-        if (vigil_timer_start(loop, &c->linger, CLOCK_MONOTONIC, linger_ns, 0, 0, on_linger_end) < 0) {
+    struct work *w = c->w;
+    if (vigil_sock_send(loop, &c->sock, &w->send, w->out, w->outlen, on_sent) < 0) {
+        close_conn(loop, c);
+        return;
+    }
+    c->sending = true;
+    srv.nsending++;
+    set_timeout(loop, c, P_SEND);
+}
+
+/* After anything happened: answer what can be answered, give back what is no longer
+ * needed, shut down or close when done, receive when there is room, time the rest. */
+static void update(vigil_loop *loop, struct conn *c)
+{
+    if (c->w && !c->sending) {
+        answer(c);
+        if (c->w->outlen)
+            send_out(loop, c);
+        if (c->closed)
+            return;
+    }
+    if (!c->sending) {
+        struct work *w = c->w;
+        if (w && (c->closing || (!w->inlen && http_between(&w->hp)))) {
+            work_put(w);
+            c->w = NULL;
+        }
+        if (c->eof) { /* everything read is answered: nothing more will come */
             close_conn(loop, c);
             return;
         }
+        if (c->closing && !c->shut) {
+            c->shut = true;
+            vigil_sock_shutdown(loop, &c->sock, SHUT_WR);
+            set_timeout(loop, c, P_LINGER);
+        }
     }
-    bool want = !c->held && (!c->closing || c->shut);
-    if (want && !c->receiving && vigil_sock_recv_start(loop, &c->sock, on_data) == 0)
+    bool want = !c->eof && (c->shut || (!c->closing && (!c->w || IN_SIZE - c->w->inlen >= BUF_SIZE)));
+    if (want && !c->receiving) {
+        if (vigil_sock_recv_start(loop, &c->sock, on_data) < 0) {
+            close_conn(loop, c);
+            return;
+        }
         c->receiving = true;
-    else if (!want && c->receiving && vigil_sock_recv_stop(loop, &c->sock) == 0)
+    } else if (!want && c->receiving) {
+        vigil_sock_recv_stop(loop, &c->sock);
         c->receiving = false;
+    }
+    if (c->shut || c->sending || c->closed)
+        return; /* those phases' timeouts started with them */
+    if (c->w && c->phase != P_REQUEST)
+        set_timeout(loop, c, P_REQUEST);
+    else if (!c->w && c->phase != P_IDLE)
+        set_timeout(loop, c, P_IDLE);
 }
 
 static void on_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res)
 {
     struct conn *c = req->sock->data;
     c->sending = false;
-    c->outlen[(intptr_t)req->data] = 0;
-    if (res < 0) {
+    srv.nsending--;
+    c->w->outlen = 0;
+    if (c->closed)
+        return; /* on_closed gives the work back */
+    if (res < 0) { /* the peer went away: no receive buffer is held, nothing to give back */
         close_conn(loop, c);
         return;
     }
-    process(loop, c);
-    flush(loop, c);
-    next_step(loop, c);
+    update(loop, c);
 }
 
 static void on_data(vigil_loop *loop, vigil_sock *s, ssize_t n, vigil_buf *buf)
 {
     struct conn *c = s->data;
-    if (n <= 0) { /* the peer closed, or reset */
+    if (n <= 0) { /* the stream has stopped: the peer's end (0) or an error */
         c->receiving = false;
-        if (c->held) {
-            vigil_buf_put(loop, c->held);
-            c->held = NULL;
-        }
-        close_conn(loop, c);
+        c->eof = true;
+        if (n < 0 || c->shut) /* reset: nobody to answer; lingering: the peer is done */
+            close_conn(loop, c);
+        else
+            update(loop, c);
         return;
     }
-    if (c->shut) { /* lingering after our last answer: drop what still comes */
+    if (c->shut || c->closing) { /* after the last answer: drop what still comes */
         vigil_buf_put(loop, buf);
         return;
     }
-    c->held = buf;
-    c->held_off = 0;
-    process(loop, c);
-    flush(loop, c);
-    next_step(loop, c);
+    if (!c->w && !(c->w = work_get())) {
+        vigil_buf_put(loop, buf);
+        close_conn(loop, c);
+        return;
+    }
+    struct work *w = c->w;
+    if ((size_t)n > IN_SIZE - w->inlen) { /* receiving runs only with BUF_SIZE room */
+        vigil_buf_put(loop, buf);
+        close_conn(loop, c);
+        return;
+    }
+    memcpy(w->in + w->inlen, buf->data, (size_t)n);
+    w->inlen += (uint32_t)n;
+    vigil_buf_put(loop, buf);
+    update(loop, c);
 }
 
 static void on_accept(vigil_loop *loop, vigil_sock *listener, int fd)
@@ -365,35 +403,98 @@ static void on_accept(vigil_loop *loop, vigil_sock *listener, int fd)
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct conn *c = malloc(sizeof *c);
-    if (!c) {
-        close(fd);
-        return;
-    }
-    memset(c, 0, offsetof(struct conn, in)); /* in[] is written before it is read */
-    if (vigil_sock_open(loop, &c->sock, fd) < 0) {
+    struct conn *c = calloc(1, sizeof *c);
+    if (!c || vigil_sock_open(loop, &c->sock, fd) < 0) {
         free(c);
         close(fd);
         return;
     }
     c->sock.data = c;
+    srv.nconns++;
+    set_timeout(loop, c, P_REQUEST); /* the first request's */
     if (vigil_sock_recv_start(loop, &c->sock, on_data) == 0)
         c->receiving = true;
     else
         close_conn(loop, c);
 }
 
-static void on_signal(vigil_loop *loop, vigil_signal *w, const struct signalfd_siginfo *si)
+/* ------------------------------------------------------------ the process */
+
+static void close_all(vigil_loop *loop, vigil_timer *t)
+{
+    (void)t;
+    for (int p = 0; p < 4; p++) {
+        while (phases[p].head)
+            close_conn(loop, phases[p].head);
+        vigil_timer_stop(loop, &phases[p].timer);
+    }
+}
+
+/* SIGTERM, SIGINT: the graceful shutdown (a second signal closes everything now). */
+static void on_stop(vigil_loop *loop, vigil_signal *w, const struct signalfd_siginfo *si)
 {
     (void)w, (void)si;
-    vigil_loop_stop(loop);
+    if (srv.stopping) {
+        close_all(loop, NULL);
+        return;
+    }
+    srv.stopping = true;
+    vigil_sock_close(loop, &srv.listener, NULL);
+    while (phases[P_IDLE].head) /* nothing in flight */
+        close_conn(loop, phases[P_IDLE].head);
+    /* The others finish what is being sent and read nothing more: they stay in
+     * P_SEND, or move on to P_LINGER (a list not walked here), or close. */
+    static const enum phase busy[] = {P_REQUEST, P_SEND};
+    for (int i = 0; i < 2; i++) {
+        for (struct conn *c = phases[busy[i]].head, *next; c; c = next) {
+            next = c->next;
+            c->closing = true;
+            update(loop, c);
+        }
+    }
+    if (srv.nconns == 0 || vigil_timer_start(loop, &srv.deadline, CLOCK_MONOTONIC, shutdown_timeout_ns, 0, 0,
+                                             close_all) < 0)
+        close_all(loop, NULL);
+    if (srv.nconns == 0)
+        vigil_loop_stop(loop);
+}
+
+static void on_stats(vigil_loop *loop, vigil_signal *w, const struct signalfd_siginfo *si)
+{
+    (void)w, (void)si;
+    printf("stats conns=%u sending=%u works=%u spares=%u bufs_lent=%u requests=%llu rejected=%llu "
+           "timeouts_request=%llu timeouts_idle=%llu timeouts_send=%llu timeouts_linger=%llu\n",
+           srv.nconns, srv.nsending, srv.nworks, srv.nspares, vigil_net_bufs_lent(loop), srv.requests,
+           srv.rejected, srv.timeouts[P_REQUEST], srv.timeouts[P_IDLE], srv.timeouts[P_SEND],
+           srv.timeouts[P_LINGER]);
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
-    int port = argc > 1 ? atoi(argv[1]) : 8080;
-    if (argc > 2)
-        linger_ns = (int64_t)atoi(argv[2]) * 1000000;
+    static const struct option opts[] = {
+        {"client-header-timeout", required_argument, NULL, 'h'},
+        {"keepalive-timeout", required_argument, NULL, 'k'},
+        {"send-timeout", required_argument, NULL, 's'},
+        {"lingering-timeout", required_argument, NULL, 'l'},
+        {"shutdown-timeout", required_argument, NULL, 'S'},
+        {0},
+    };
+    for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+        int64_t ns = atoll(optarg) * MS;
+        switch (o) {
+        case 'h': header_timeout_ns = ns; break;
+        case 'k': keepalive_timeout_ns = ns; break;
+        case 's': send_timeout_ns = ns; break;
+        case 'l': linger_timeout_ns = ns; break;
+        case 'S': shutdown_timeout_ns = ns; break;
+        default:
+            fprintf(stderr, "usage: %s [--client-header-timeout|--keepalive-timeout|--send-timeout|"
+                            "--lingering-timeout|--shutdown-timeout MS]... [port]\n", argv[0]);
+            return 2;
+        }
+    }
+    int port = optind < argc ? atoi(argv[optind]) : 8080;
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -403,24 +504,33 @@ int main(int argc, char **argv)
         perror("listen");
         return 1;
     }
-    vigil_loop *loop;
-    int r = vigil_loop_new(&loop, NULL);
+    int r = vigil_loop_new(&srv.loop, NULL);
     if (r < 0) {
         fprintf(stderr, "vigil_loop_new: %s\n", strerror(-r));
         return 1;
     }
-    vigil_sock listener = {0};
-    vigil_signal sigint = {0}, sigterm = {0};
-    if ((r = vigil_sock_open(loop, &listener, lfd)) < 0 || (r = vigil_sock_accept_start(loop, &listener, on_accept)) < 0) {
-        fprintf(stderr, "listener: %s\n", strerror(-r));
+    vigil_loop *loop = srv.loop;
+    struct vigil_net_options no;
+    vigil_net_options_init(&no);
+    no.buf_size = BUF_SIZE;
+    vigil_signal sigint = {0}, sigterm = {0}, sigusr1 = {0};
+    if ((r = vigil_net_setup(loop, &no)) < 0 || (r = vigil_sock_open(loop, &srv.listener, lfd)) < 0 ||
+        (r = vigil_sock_accept_start(loop, &srv.listener, on_accept)) < 0 ||
+        (r = vigil_signal_start(loop, &sigint, SIGINT, on_stop)) < 0 ||
+        (r = vigil_signal_start(loop, &sigterm, SIGTERM, on_stop)) < 0 ||
+        (r = vigil_signal_start(loop, &sigusr1, SIGUSR1, on_stats)) < 0) {
+        fprintf(stderr, "setup: %s\n", strerror(-r));
         return 1;
     }
-    vigil_signal_start(loop, &sigint, SIGINT, on_signal);
-    vigil_signal_start(loop, &sigterm, SIGTERM, on_signal);
     fprintf(stderr, "http on 127.0.0.1:%d, backend %s\n", port, vigil_loop_backend(loop));
     printf("ready\n");
     fflush(stdout);
-    vigil_loop_run(loop, VIGIL_RUN_DEFAULT);
+    vigil_loop_run(loop, VIGIL_RUN_DEFAULT); /* until the shutdown closed every connection */
     vigil_loop_free(loop);
+    while (srv.spares) {
+        struct work *w = srv.spares;
+        srv.spares = w->next_spare;
+        free(w);
+    }
     return 0;
 }

@@ -3,59 +3,40 @@
 http.client, plus raw sockets for what a client library would not send): keep-alive,
 a request split across reads byte by byte, pipelined requests answered in order,
 Connection: close honoured (the answer arrives whole, then end of stream), HTTP/1.0,
-a request body skipped by Content-Length, 400 and close for malformed requests, the
-lingering close (what the peer sends after the last answer is drained, and a peer that
-never closes is closed after linger_ms: 1 s here), and the headers nginx sends. Run
-once per backend (VIGIL_BACKEND)."""
-import http.client, os, random, signal, socket, subprocess, sys, time
+a request body skipped by Content-Length, the lingering close (what the peer sends
+after the last answer is drained, and a peer that never closes is closed after the
+lingering timeout: 1 s here), the headers nginx sends; and RFC 9112's framing rules:
+conflicting Content-Length and Content-Length with Transfer-Encoding get 400 and a close
+(section 6.3), chunked bodies are decoded (section 7.1: sizes, extensions, trailers, in
+one piece or byte by byte) and bad chunked syntax gets 400, a head over 8 KiB 431.
+Run once per backend (VIGIL_BACKEND)."""
+import http.client, random, re, sys, time
 
-binary = sys.argv[1]
+from exampletest import Server, backend, read_all
+
 LINGER_S = 1.0
-
-
-def start():
-    """The server on a port below the kernel's ephemeral range (32768 up here), which the
-    thousands of connections net_fuzz and conn_fuzz make beside it never take: the
-    server's own bind is the only check (nothing binds, closes and binds again), and a
-    port another test holds is told by the server's EADDRINUSE and another one tried.
-    20000-31999 as in echo_server.sh, apart from python/tests/conftest.py's ports."""
-    for _ in range(5):
-        port = random.randrange(20000, 32000)
-        proc = subprocess.Popen([binary, str(port), str(int(LINGER_S * 1000))], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        if proc.stdout.readline().strip() == "ready":
-            return proc, port
-        err = proc.communicate(timeout=10)[1]
-        if "Address already in use" not in err:
-            raise AssertionError(f"server did not start: {err.strip()}")
-    raise AssertionError("server did not start: every port tried was taken")
-
-
-proc, port = start()
+srv = Server(sys.argv[1], "--lingering-timeout", int(LINGER_S * 1000))
 ok = False
 try:
 
-    def raw(data, chunks=None, timeout=5):
-        s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        if chunks:
-            for i in range(0, len(data), chunks):
-                s.sendall(data[i:i + chunks]); time.sleep(0.001)
-        else:
-            s.sendall(data)
-        out = b""
-        while True:
-            try:
-                x = s.recv(65536)
-            except socket.timeout:
-                break
-            if not x:
-                break
-            out += x
+    def raw(data, chunks=None, timeout=5, stall_ok=False):
+        s = srv.connect(timeout)
+        try:
+            for i in range(0, len(data), chunks or len(data)):
+                s.sendall(data[i:i + (chunks or len(data))])
+                if chunks:
+                    time.sleep(0.001)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # rejected and closed before the request was all sent
+        out = read_all(s, timeout, stall_ok)
         s.close()
         return out
 
+    def statuses(out):
+        return [int(x) for x in re.findall(rb"HTTP/1\.1 (\d\d\d) ", out)]
+
     # keep-alive with a real client: 50 requests on one connection
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
     for i in range(50):
         c.request("GET", f"/{i}")
         r = c.getresponse(); body = r.read()
@@ -81,24 +62,74 @@ try:
     # HTTP/1.0: closes unless keep-alive asked
     out = raw(b"GET / HTTP/1.0\r\n\r\n")
     assert out.startswith(b"HTTP/1.1 200 OK") and b"Connection: close" in out, out
-    out = raw(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", timeout=0.5)
+    out = raw(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", timeout=0.5, stall_ok=True)
     assert b"Connection: keep-alive" in out, out
 
-    # a body announced by Content-Length is skipped, the next request answered
+    # a body announced by Content-Length is skipped, the next request answered; a list
+    # of equal values is one value (RFC 9110 section 8.6)
     out = raw(b"POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\nGET / HTTP/1GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
-    assert out.count(b"200 OK") == 2, out
+    assert statuses(out) == [200, 200], out
+    out = raw(b"POST / HTTP/1.1\r\nContent-Length: 3, 3\r\nContent-Length: 3\r\n\r\nabcGET / HTTP/1.1\r\nConnection: close\r\n\r\n")
+    assert statuses(out) == [200, 200], out
 
-    # malformed: 400, then the server closes
-    for bad in (b"BAD\r\n\r\n", b"GET / HTTP/2.0\r\n\r\n", b"GET / HTTP/1.1\r\nNoColon\r\n\r\n",
-                b"GET  HTTP/1.1\r\n\r\n", b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
-                b"GET / HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n"):
-        out = raw(bad)
-        assert out.startswith(b"HTTP/1.1 400 Bad Request\r\n") and out.count(b"HTTP/1.1") == 1, (bad[:40], out[:80])
+    # chunked request bodies (RFC 9112 section 7.1): sizes in hex, extensions (token and
+    # quoted values), an empty last chunk, trailer fields; then the next request
+    chunked = (b"POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+               b"5\r\nhello\r\n1A;name=value;q=\"a b;c\"\r\n" + b"z" * 26 + b"\r\n"
+               b"A ; ext\r\n0123456789\r\n000;last\r\nTrailer-One: 1\r\nTrailer-Two:\t2 \r\n\r\n"
+               b"POST /c2 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+               b"GET /after HTTP/1.1\r\nConnection: close\r\n\r\n")
+    for chunks in (None, 1, 7):
+        out = raw(chunked, chunks=chunks)
+        assert statuses(out) == [200, 200, 200], (chunks, out)
+    # a chunk's data that looks like a request is data, not a request
+    out = raw(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n12\r\nGET / HTTP/1.1\r\n\r\n\r\n0\r\n\r\n"
+              b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
+    assert statuses(out) == [200, 200], out
+
+    # rejected: the status, then the server closes (nothing after the bad request is read)
+    post = b"POST / HTTP/1.1\r\nHost: x\r\n"
+    te = post + b"Transfer-Encoding: chunked\r\n\r\n"
+    bad = [
+        (400, b"BAD\r\n\r\n"), (400, b"GET / HTTP/2.0\r\n\r\n"), (400, b"GET / HTTP/1.1\r\nNoColon\r\n\r\n"),
+        (400, b"GET  HTTP/1.1\r\n\r\n"), (400, b"GET / HTTP/1.1\r\nX : y\r\n\r\n"),
+        (400, b"GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n"),            # obs-fold
+        (400, b"GET / HTTP/1.1\r\nX: a\rb\r\n\r\n"),               # bare CR
+        (400, b"GET / HTTP/1.1\r\n\rX: y\r\n\r\n"),                 # bare CR where a field starts
+        (400, b"GET / HTTP/1.1\r\nX: a\x00b\r\n\r\n"),             # NUL
+        (400, b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
+        # RFC 9112 section 6.3: conflicting lengths, and both framings (request smuggling)
+        (400, post + b"Content-Length: 5\r\nContent-Length: 0\r\n\r\nhelloGET / HTTP/1.1\r\n\r\n"),
+        (400, post + b"Content-Length: 5, 0\r\n\r\nhello"),
+        (400, post + b"Content-Length: +5\r\n\r\nhello"), (400, post + b"Content-Length:\r\n\r\n"),
+        (400, post + b"Content-Length: 99999999999999999999999\r\n\r\n"),
+        (400, post + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+        (400, post + b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"),
+        (400, post + b"Transfer-Encoding: gzip\r\n\r\n"),                   # chunked not last
+        (400, post + b"Transfer-Encoding: chunked, chunked\r\n\r\n"),
+        (400, b"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+        (501, post + b"Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"),
+        # bad chunked syntax
+        (400, te + b"\r\n"), (400, te + b"z\r\n"), (400, te + b"5 \r\nhello\r\n0\r\n\r\n"),
+        (400, te + b"5\r\nhelloX\r\n0\r\n\r\n"), (400, te + b"5\r\nhello\rX0\r\n\r\n"),
+        (400, te + b"5;a\x01\r\nhello\r\n0\r\n\r\n"), (400, te + b"5\rhello\r\n0\r\n\r\n"),
+        (400, te + b"-5\r\nhello\r\n0\r\n\r\n"), (400, te + b"1" * 20 + b"\r\n"),
+        (400, te + b"0\r\nBad Trailer: x\r\n\r\n"), (400, te + b"0\r\nT: a\x7fb\r\n\r\n"),
+        (400, te + b"0\r\n\rX"),
+        # the head's size is bounded: 431 Request Header Fields Too Large
+        (431, b"GET / HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n"),
+        (431, b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 2000),
+        (431, te + b"0\r\n" + b"T: x\r\n" * 2000 + b"\r\n"),
+    ]
+    for status, req in bad:
+        for chunks in (None, 3) if len(req) < 1000 else (None,):
+            out = raw(req, chunks=chunks)
+            assert statuses(out) == [status] and b"Connection: close" in out, (status, req[:80], chunks, out[:120])
 
     # lingering close: after "Connection: close" the answer, then end of stream; bytes the
     # peer still sends are drained (no reset) until the server closes, LINGER_S after
     # its shutdown; from then on a send is answered by a reset.
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = srv.connect()
     s.sendall(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
     out = b""
     while True:
@@ -125,17 +156,22 @@ try:
     assert reset_after > LINGER_S * 0.8, f"closed {reset_after:.2f} s after its answer: too soon to linger"
 
     # many connections at once
-    conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=5) for _ in range(200)]
+    conns = [http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5) for _ in range(200)]
     for c in conns:
         c.request("GET", "/")
     for c in conns:
         r = c.getresponse(); assert r.status == 200 and r.read() == b"Hello, world!\n"
         c.close()
+
+    # every receive buffer is back in the pool, every request's arrays back on the spares
+    st = srv.wait_stats(lambda st: st["conns"] == 0, "every connection closed")
+    assert st["bufs_lent"] == 0 and st["works"] == 0 and st["sending"] == 0, st
     ok = True
 finally:
-    proc.send_signal(signal.SIGTERM)
-    rc = proc.wait(timeout=10)
-    if ok and rc != 0:
-        print("server exit status", rc); ok = False
-print("http_hello:", "pass" if ok else "FAIL", os.environ.get("VIGIL_BACKEND", "auto"))
+    try:
+        srv.check_exit()
+    except AssertionError as e:
+        print(e); ok = False
+    srv.kill()
+print("http_hello:", "pass" if ok else "FAIL", backend())
 sys.exit(0 if ok else 1)
