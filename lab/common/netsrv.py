@@ -263,6 +263,7 @@ events {{
 http {{
     access_log off;
     keepalive_requests 1000000000;
+    keepalive_timeout 3600s;
     client_body_temp_path {prefix}/body;
     proxy_temp_path {prefix}/proxy;
     fastcgi_temp_path {prefix}/fastcgi;
