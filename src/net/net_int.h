@@ -237,6 +237,17 @@ static inline vigil_buf *vigil__net_lend(struct vigil__net *n, uint32_t id, uint
     return b;
 }
 
+/* Every socket callback is made through this: it counts as a callback of the loop
+ * (loop->in_callback), as fd watchers', timers', signals' and file requests' do, so the
+ * rules of <vigil/net.h> ("Callbacks") hold: vigil_loop_free from inside one is refused
+ * with -EBUSY, also while vigil_loop_free itself drains the sockets. */
+#define VIGIL__NET_CALL(loop, call)                                                    \
+    do {                                                                               \
+        (loop)->in_callback++;                                                         \
+        call;                                                                          \
+        (loop)->in_callback--;                                                         \
+    } while (0)
+
 /* sock.c: the engines' ways back */
 /* r ended with res (a callback may run here). */
 void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res);

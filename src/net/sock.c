@@ -113,7 +113,7 @@ static void deliver_held(vigil_loop *loop, struct vigil__deferred *d)
     while (s->held && (s->state & VIGIL__S_ACCEPT)) {
         int fd = take_held(n, s);
         s->state &= ~VIGIL__S_NOFD_TOLD;
-        s->accept_cb(loop, vigil__sock_pub(s), fd);
+        VIGIL__NET_CALL(loop, s->accept_cb(loop, vigil__sock_pub(s), fd));
     }
 }
 
@@ -206,7 +206,7 @@ void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__s
         if (s->state & VIGIL__S_NOFD_TOLD)
             return; /* the retries of one shortage are not news */
         s->state |= VIGIL__S_NOFD_TOLD;
-        s->accept_cb(loop, vigil__sock_pub(s), fd);
+        VIGIL__NET_CALL(loop, s->accept_cb(loop, vigil__sock_pub(s), fd));
         return;
     }
     if (fd >= 0)
@@ -215,7 +215,7 @@ void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__s
         s->state &= ~VIGIL__S_ACCEPT;
         rx_stopped(loop, n, s);
     }
-    s->accept_cb(loop, vigil__sock_pub(s), fd);
+    VIGIL__NET_CALL(loop, s->accept_cb(loop, vigil__sock_pub(s), fd));
 }
 
 /* ------------------------------------------------------------ receiving */
@@ -340,9 +340,9 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
     if ((res < 0 && !(dgram && res == -EMSGSIZE)) || (res == 0 && !dgram))
         stream_off(loop, n, s); /* a datagram too long for a buffer does not stop it */
     if (dgram)
-        s->recvfrom_cb(loop, vigil__sock_pub(s), res, b, from, fromlen);
+        VIGIL__NET_CALL(loop, s->recvfrom_cb(loop, vigil__sock_pub(s), res, b, from, fromlen));
     else
-        s->recv_cb(loop, vigil__sock_pub(s), res, b);
+        VIGIL__NET_CALL(loop, s->recv_cb(loop, vigil__sock_pub(s), res, b));
 }
 
 /* Own-buffer receives and the stash: bytes a stopped stream kept are older than
@@ -388,10 +388,10 @@ static void deliver_stash(vigil_loop *loop, struct vigil__deferred *d)
         if (s->state & VIGIL__S_DGRAM) {
             socklen_t fl = 0;
             const struct sockaddr *from = n->eng->dgram_from ? n->eng->dgram_from(n, id, &fl) : NULL;
-            s->recvfrom_cb(loop, vigil__sock_pub(s), b->len, b, from, from ? fl : 0);
+            VIGIL__NET_CALL(loop, s->recvfrom_cb(loop, vigil__sock_pub(s), b->len, b, from, from ? fl : 0));
         }
         else
-            s->recv_cb(loop, vigil__sock_pub(s), b->len, b);
+            VIGIL__NET_CALL(loop, s->recv_cb(loop, vigil__sock_pub(s), b->len, b));
     }
 }
 
@@ -413,10 +413,10 @@ void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nre
     loop->active--;
     struct vigil__sock *s = r->sock;
     vigil_net_cb release = r->kind == VIGIL__NK_SENDZC && r->zc_notif == 0 ? r->release : NULL;
-    r->cb(loop, vigil__nreq_pub(r), res);
+    VIGIL__NET_CALL(loop, r->cb(loop, vigil__nreq_pub(r), res));
     /* On epoll and poll (and when the kernel made no copy) the buffer is free now. */
     if (release)
-        release(loop, vigil__nreq_pub(r), res);
+        VIGIL__NET_CALL(loop, release(loop, vigil__nreq_pub(r), res));
     if (s && (s->state & VIGIL__S_CLOSING))
         vigil__net_close_maybe(loop, n, s);
 }
@@ -467,8 +467,34 @@ bool vigil__net_advance(struct vigil__nreq *r, size_t n)
     return r->iov_i >= r->len;
 }
 
+/* The send queue moves on only once its head's end is settled (its callback has run):
+ * the next send goes to the engine, or, the socket closing, every send still queued
+ * ends -ECANCELED, in order. Handing the next one to the engine before the callback ran
+ * let a close from that callback end a send the engine was performing: it ended twice
+ * (issue 26; tests/net/reset_close.c). A send started by the callback queues behind
+ * those already queued, as before. */
+static void sq_advance(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    struct vigil__nreq *next;
+    while ((next = s->sq_head) && next->state == VIGIL__NR_QUEUED) {
+        if (s->state & VIGIL__S_OPEN) {
+            next->state = VIGIL__NR_INFLIGHT;
+            n->eng->send(loop, n, s, next);
+            return;
+        }
+        s->sq_head = next->next;
+        if (!s->sq_head)
+            s->sq_tail = NULL;
+        next->next = NULL;
+        vigil__net_finish(loop, n, next, -ECANCELED);
+    }
+    if (!s->sq_head && (s->state & VIGIL__S_SHUT_DO) && (s->state & VIGIL__S_OPEN))
+        shut_now(s);
+}
+
 void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out)
 {
+    /* Off the queue before its callback runs: nothing else can end it now. */
     struct vigil__nreq *r = s->sq_head;
     s->sq_head = r->next;
     if (!s->sq_head)
@@ -478,23 +504,10 @@ void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__
     bool whole = r->kind == VIGIL__NK_SENDV ? r->iov_i >= r->len : r->done >= r->len;
     if (r->cancel && out >= 0 && r->kind != VIGIL__NK_SENDTO && !whole)
         out = -ECANCELED;
-    /* The next send goes to the engine before this callback runs, so a send started by
-     * the callback queues behind it. */
-    struct vigil__nreq *next = s->sq_head;
-    if (next && (s->state & VIGIL__S_OPEN)) {
-        next->state = VIGIL__NR_INFLIGHT;
-        n->eng->send(loop, n, s, next);
-    } else if (!next && (s->state & VIGIL__S_SHUT_DO))
-        shut_now(s);
     vigil__net_finish(loop, n, r, out);
-    /* Closing: the sends queued behind it never started; they end now, in order. */
-    while (!(s->state & VIGIL__S_OPEN) && (next = s->sq_head)) {
-        s->sq_head = next->next;
-        if (!s->sq_head)
-            s->sq_tail = NULL;
-        next->next = NULL;
-        vigil__net_finish(loop, n, next, -ECANCELED);
-    }
+    sq_advance(loop, n, s);
+    if (s->state & VIGIL__S_CLOSING)
+        vigil__net_close_maybe(loop, n, s);
 }
 
 static int send_common(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, int kind, vigil_net_cb cb)
@@ -872,7 +885,7 @@ static void close_finished(vigil_loop *loop, struct vigil__deferred *d)
     s->state = VIGIL__S_CLOSED;
     loop->active--;
     if (s->close_cb)
-        s->close_cb(loop, vigil__sock_pub(s));
+        VIGIL__NET_CALL(loop, s->close_cb(loop, vigil__sock_pub(s)));
 }
 
 void vigil__net_close_maybe(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)

@@ -216,7 +216,7 @@ static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t r
         s->ops--;
         s->zc_notifs--;
         if (--r->zc_notif == 0 && r->state == VIGIL__NR_IDLE && r->release)
-            r->release(loop, vigil__nreq_pub(r), r->result);
+            VIGIL__NET_CALL(loop, r->release(loop, vigil__nreq_pub(r), r->result));
         if (s->state & VIGIL__S_CLOSING)
             vigil__net_close_maybe(loop, n, s);
         return;
