@@ -86,6 +86,7 @@ struct vigil__sock {
     vigil_timer timer;             /* connect timeout or retry, EMFILE back-off */
     uint32_t held;                 /* connections accepted while not accepting (net->held) */
     struct vigil__deferred later;  /* delivers the stash, ends a close */
+    vigil_sock_close_cb on_close;  /* vigil_sock_set_close_cb: the close's end, whoever closes */
 };
 _Static_assert(sizeof(struct vigil__sock) <= sizeof(vigil_sock), "vigil_sock too small");
 _Static_assert(offsetof(struct vigil__sock, data) == offsetof(vigil_sock, data) &&
@@ -147,7 +148,11 @@ static inline vigil_net_req *vigil__nreq_pub(struct vigil__nreq *r)
     return (vigil_net_req *)(void *)r;
 }
 
-/* The receive-buffer pool: count buffers of size bytes in one mapping. Free buffers
+/* The receive-buffer pool: count buffers of size bytes in one mapping. Every buffer is
+ * in exactly one place at every moment: the free stack (nfree), the provided-buffer
+ * ring (in_ring, io_uring; taken out when its completion is read), a stopped stream's
+ * stash (stashed) or the program's hands (lent): nfree + in_ring + stashed + lent ==
+ * count (vigil_net_pool_stats_get; checked by the tests and fuzz/net_fuzz.c). Free buffers
  * sit in a stack (the most recently returned on top); on io_uring up to `window` of
  * them are in a provided-buffer ring (group 0) the kernel takes them from, and the
  * stack refills it (uring.c). */
@@ -159,6 +164,7 @@ struct vigil__npool {
     uint32_t *stack;               /* free ids not in the ring */
     uint32_t nfree;
     uint32_t lent;                 /* buffers the program holds */
+    uint32_t stashed;              /* buffers kept for stopped streams (all sockets) */
     void *br;                      /* uring.c: struct io_uring_buf_ring */
     size_t br_bytes;
     uint32_t in_ring, window;      /* uring.c: buffers in the ring, and at most */

@@ -150,6 +150,24 @@ unsigned vigil_net_bufs_lent(vigil_loop *loop)
     return n ? n->pool.lent : 0;
 }
 
+int vigil_net_pool_stats_get(vigil_loop *loop, struct vigil_net_pool_stats *out)
+{
+    if (!loop || !out)
+        return -EINVAL;
+    memset(out, 0, sizeof *out);
+    struct vigil__net *n = vigil__net_of(loop);
+    if (!n)
+        return 0;
+    const struct vigil__npool *p = &n->pool;
+    out->size = p->count;
+    out->buf_size = p->size;
+    out->free = p->nfree;
+    out->in_ring = p->in_ring;
+    out->stashed = p->stashed;
+    out->lent = p->lent;
+    return 0;
+}
+
 void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
 {
     struct vigil__net *n = loop ? vigil__net_of(loop) : NULL;
@@ -187,15 +205,21 @@ void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s)
 }
 
 /* vigil_loop_free: every socket still open is closed (its requests end with
- * -ECANCELED, their callbacks run here), then the pool goes. Buffers the program still
- * holds die with the loop. */
+ * -ECANCELED, their callbacks run here, then its close callback: vigil_sock_close's, or
+ * the one vigil_sock_set_close_cb gave), then the pool goes. Buffers the program still
+ * holds die with the loop. The callbacks run here are held to the rules of any other
+ * (VIGIL__NET_CALL: vigil_loop_free from one is refused); and no turn may run inside
+ * the loop's own free: vigil_loop_run from one of them is refused with -EBUSY, as from
+ * inside a running turn. */
 static void net_fini(vigil_loop *loop, void *state)
 {
     struct vigil__net *n = state;
+    bool was_running = loop->running;
+    loop->running = true;
     n->freeing = true;
     for (struct vigil__sock *s = n->open; s; s = s->next)
         if (s->state & VIGIL__S_OPEN)
-            vigil_sock_close(loop, vigil__sock_pub(s), s->close_cb);
+            vigil_sock_close(loop, vigil__sock_pub(s), NULL);
     /* Ends queued for the completion point, and what the kernel still holds. */
     for (int spins = 0; n->open || n->done_head; spins++) {
         if (n->done_head) {
@@ -209,6 +233,7 @@ static void net_fini(vigil_loop *loop, void *state)
         if (!loop->ring || vigil__ring_drain(loop, loop->ring) < 0 || spins > 100000)
             break; /* nothing more can come: give up on what is left */
     }
+    loop->running = was_running;
     n->eng->fini(loop, n);
     pool_free(&n->pool);
     free(n->held); /* empty: closing a listener closes what it held */

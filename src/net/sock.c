@@ -37,6 +37,8 @@ int vigil_sock_open(vigil_loop *loop, vigil_sock *ps, int fd)
     struct vigil__net *n = vigil__net_state(loop, NULL, &err);
     if (!n)
         return err;
+    if (n->freeing)
+        return -ECANCELED; /* from a callback run by vigil_loop_free: nothing may start */
     void *data = s->data;
     memset(s, 0, sizeof *s);
     s->data = data;
@@ -303,6 +305,7 @@ static void stash(struct vigil__net *n, struct vigil__sock *s, uint32_t id, uint
         s->stash_head = id + 1;
     s->stash_tail = id + 1;
     s->stash_n++;
+    n->pool.stashed++;
 }
 
 /* Takes the oldest kept buffer off s's stash; returns its id. */
@@ -313,6 +316,7 @@ static uint32_t stash_pop(struct vigil__net *n, struct vigil__sock *s)
     if (!s->stash_head)
         s->stash_tail = 0;
     s->stash_n--;
+    n->pool.stashed--;
     return id;
 }
 
@@ -909,6 +913,17 @@ void vigil__net_close_maybe(vigil_loop *loop, struct vigil__net *n, struct vigil
     vigil__defer(loop, &s->later);
 }
 
+int vigil_sock_set_close_cb(vigil_sock *ps, vigil_sock_close_cb cb)
+{
+    if (!ps)
+        return -EINVAL;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (!(s->state & VIGIL__S_OPEN))
+        return -EBADF;
+    s->on_close = cb;
+    return 0;
+}
+
 int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
 {
     if (!loop || !ps)
@@ -917,7 +932,7 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
     struct vigil__sock *s = vigil__sock(ps);
     if (!n || !(s->state & VIGIL__S_OPEN))
         return -EBADF;
-    s->close_cb = cb;
+    s->close_cb = cb ? cb : s->on_close; /* this call's own callback first */
     if (s->state & (VIGIL__S_RECV | VIGIL__S_ACCEPT))
         loop->active--;
     vigil__undefer(loop, &s->later);
