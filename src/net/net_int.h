@@ -179,6 +179,7 @@ struct vigil__net {
     struct vigil__npool pool;
     struct vigil__nreq *done_head, *done_tail; /* ends waiting for the completion point */
     struct vigil__deferred done_later;
+    struct vigil__deferred tw_later; /* uring.c: runs the kernel's leftover completion work */
     struct vigil__sock *open;      /* open and closing sockets */
     struct vigil__sock *starved;   /* sockets waiting for pool buffers */
     struct vigil__held *held;      /* connections accepted while their listener did not accept */

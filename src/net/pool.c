@@ -234,6 +234,8 @@ static void net_fini(vigil_loop *loop, void *state)
             break; /* nothing more can come: give up on what is left */
     }
     loop->running = was_running;
+    vigil__undefer(loop, &n->done_later);
+    vigil__undefer(loop, &n->tw_later);
     n->eng->fini(loop, n);
     pool_free(&n->pool);
     free(n->held); /* empty: closing a listener closes what it held */
