@@ -181,7 +181,7 @@ struct vigil__net {
     struct vigil__deferred done_later;
     struct vigil__deferred tw_later; /* uring.c: runs the kernel's leftover completion work */
     struct vigil__sock *open;      /* open and closing sockets */
-    struct vigil__sock *starved;   /* sockets waiting for pool buffers */
+    struct vigil__sock *starved, *starved_tail; /* sockets waiting for pool buffers, oldest first */
     struct vigil__held *held;      /* connections accepted while their listener did not accept */
     uint32_t nheld, held_cap;
     bool freeing;                  /* vigil_loop_free runs */
@@ -271,8 +271,11 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
                         uint32_t offset, const struct sockaddr *from, socklen_t fromlen);
 /* An accept's result for s. */
 void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, int fd);
-/* The pool ran dry under s: it waits for a buffer to come back. */
+/* The pool ran dry under s: it waits for a buffer to come back, behind those that
+ * waited longer. */
 void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s);
+/* s closes: off the waiting list. */
+void vigil__net_unstarve(struct vigil__net *n, struct vigil__sock *s);
 /* Buffer id goes back to the pool (not lent: a stashed or unused one); sockets that
  * waited for a buffer receive again. */
 void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id);

@@ -184,14 +184,18 @@ void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
 void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
 {
     n->eng->buf_put(loop, n, id);
-    /* Sockets that waited for a buffer receive again. */
-    while (n->starved) {
-        struct vigil__sock *s = n->starved;
-        n->starved = s->starved_next;
+    /* Sockets that waited for a buffer receive again, the longest waiting first: their
+     * receives reach the kernel in that order, so the first buffers go to them (the
+     * list was a stack, and the last to starve was served first). */
+    struct vigil__sock *s = n->starved;
+    n->starved = n->starved_tail = NULL;
+    while (s) {
+        struct vigil__sock *next = s->starved_next;
         s->starved_next = NULL;
         s->state &= ~VIGIL__S_STARVED;
         if (s->state & VIGIL__S_OPEN)
             n->eng->rx_update(loop, n, s);
+        s = next;
     }
 }
 
@@ -200,8 +204,32 @@ void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s)
     if (s->state & VIGIL__S_STARVED)
         return;
     s->state |= VIGIL__S_STARVED;
-    s->starved_next = n->starved;
-    n->starved = s;
+    s->starved_next = NULL;
+    if (n->starved_tail)
+        n->starved_tail->starved_next = s;
+    else
+        n->starved = s;
+    n->starved_tail = s;
+}
+
+void vigil__net_unstarve(struct vigil__net *n, struct vigil__sock *s)
+{
+    if (!(s->state & VIGIL__S_STARVED))
+        return;
+    s->state &= ~VIGIL__S_STARVED;
+    struct vigil__sock *prev = NULL;
+    for (struct vigil__sock *q = n->starved; q; prev = q, q = q->starved_next) {
+        if (q != s)
+            continue;
+        if (prev)
+            prev->starved_next = s->starved_next;
+        else
+            n->starved = s->starved_next;
+        if (n->starved_tail == s)
+            n->starved_tail = prev;
+        break;
+    }
+    s->starved_next = NULL;
 }
 
 /* vigil_loop_free: every socket still open is closed (its requests end with

@@ -943,6 +943,8 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
     /* Connections held for a next start that will not come. */
     for (int fd; s->held && (fd = take_held(n, s)) >= 0;)
         close(fd);
+    /* Off the list of sockets waiting for buffers: the struct may be freed once closed. */
+    vigil__net_unstarve(n, s);
     s->state = (s->state & (VIGIL__S_ARMED_RX | VIGIL__S_RX_CANCEL | VIGIL__S_RECV_HELD)) | VIGIL__S_CLOSING |
                VIGIL__S_SHUT_WR | VIGIL__S_SHUT_RD; /* the engine's own flags stay: it ends what they hold */
     loop->active++; /* until close_cb */
