@@ -417,10 +417,17 @@ void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nre
     loop->active--;
     struct vigil__sock *s = r->sock;
     vigil_net_cb release = r->kind == VIGIL__NK_SENDZC && r->zc_notif == 0 ? r->release : NULL;
+    /* A zero-copy send's release is still to come: until it ran the request is not free
+     * (a send restarted from the callback is -EBUSY, as on io_uring while the kernel's
+     * notification is to come; fuzz/net_fuzz.c's reactions found epoll taking it). */
+    if (release)
+        r->zc_notif = 1;
     VIGIL__NET_CALL(loop, r->cb(loop, vigil__nreq_pub(r), res));
     /* On epoll and poll (and when the kernel made no copy) the buffer is free now. */
-    if (release)
+    if (release) {
+        r->zc_notif = 0;
         VIGIL__NET_CALL(loop, release(loop, vigil__nreq_pub(r), res));
+    }
     if (s && (s->state & VIGIL__S_CLOSING))
         vigil__net_close_maybe(loop, n, s);
 }
