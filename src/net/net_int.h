@@ -1,17 +1,24 @@
-/* src/net/: sockets as completions (include/vigil/net.h). sock.c is the front (the API,
- * validation, the send queue, completion and close); pool.c the per-loop state (the
- * receive-buffer pool, the queue of completions for the completion point, the list of
- * open sockets); the engines do the work: uring.c with io_uring operations, ready.c with
- * readiness and non-blocking calls (epoll and poll backends). The front reaches an engine
- * only through struct vigil__net_engine. May call: src/loop's core, src/ring. Not
- * installed.
+/* src/net/: sockets as completions (include/vigil/net.h). One job per file:
+ *   sock.c   the front: the API, validation, each socket's send queue, receive streams
+ *            and their stash, close;
+ *   done.c   the completion queue: the one owner of a request's end;
+ *   pool.c   the per-loop state: the receive-buffer pool and its accounting, the list
+ *            of open sockets, set-up and the end of the loop;
+ *   uring.c  the io_uring engine (io_uring operations, the provided-buffer ring);
+ *   ready.c  the readiness engine (epoll and poll backends: non-blocking calls).
+ * The front reaches an engine only through struct vigil__net_engine. May call:
+ * src/loop's core, src/ring. Not installed.
  *
  * A request's life: the front validates it (IDLE -> QUEUED on the socket's send queue,
  * or INFLIGHT for a receive or connect), asks the engine to start it, and the engine
- * ends it with vigil__net_finish() at a point where a callback may run (an fd event or
- * an io_uring completion), or with vigil__net_defer() where it may not (inside the call
- * that started it: a send the epoll engine finished at once); deferred ends run at the
- * turn's completion point, in order.
+ * ends it at a point where a callback may run (an fd event or an io_uring completion:
+ * vigil__net_send_done / vigil__net_single_done), or with vigil__net_defer() where it
+ * may not (inside the call that started it, a cancel, a close): DONE, queued for the
+ * turn's completion point, in order. Either way the request leaves every list of the
+ * library (send queue, rreq, creq, the queue) before vigil__net_finish runs its
+ * callback, exactly once; a socket's next queued send goes to the engine only after
+ * that callback returned (issue 26: the next was started before it, and a close from
+ * the callback then ended it a second time).
  */
 #ifndef VIGIL_NET_INT_H
 #define VIGIL_NET_INT_H
@@ -230,10 +237,16 @@ extern const struct vigil__net_engine vigil__net_engine_ready;
 
 /* pool.c */
 struct vigil__net *vigil__net_state(vigil_loop *loop, const struct vigil_net_options *opt, int *err);
+
+/* done.c: the completion queue, which owns every request's end. */
 /* Ends r with res at the turn's completion point (from a call that started it, where
  * no callback may run). A send queue's head ends through vigil__net_send_done, a
  * connect or own-buffer receive through vigil__net_single_done. */
 void vigil__net_defer(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res);
+/* Runs the ends queued for the completion point, until none is left. */
+void vigil__net_done_run(vigil_loop *loop, struct vigil__net *n);
+/* Sets up n's queue. */
+void vigil__net_done_init(struct vigil__net *n);
 /* A pool buffer id taken by a receive, handed to the program. */
 static inline vigil_buf *vigil__net_lend(struct vigil__net *n, uint32_t id, uint32_t len, uint32_t offset)
 {
@@ -242,6 +255,19 @@ static inline vigil_buf *vigil__net_lend(struct vigil__net *n, uint32_t id, uint
     b->len = len;
     n->pool.lent++;
     return b;
+}
+
+/* loop->active, the count that keeps vigil_loop_run(DEFAULT) going, in one pair: a
+ * socket counts once from each start to its stop -- a request from its start to its
+ * callback, a receive stream or accepting from its start to its stop (or end), a
+ * closing socket from vigil_sock_close to its close callback. */
+static inline void vigil__net_active_start(vigil_loop *loop)
+{
+    loop->active++;
+}
+static inline void vigil__net_active_stop(vigil_loop *loop)
+{
+    loop->active--;
 }
 
 /* Every socket callback is made through this: it counts as a callback of the loop
@@ -255,9 +281,12 @@ static inline vigil_buf *vigil__net_lend(struct vigil__net *n, uint32_t id, uint
         (loop)->in_callback--;                                                         \
     } while (0)
 
-/* sock.c: the engines' ways back */
-/* r ended with res (a callback may run here). */
+/* r ended with res: its callback runs now. r is off every list of the library already
+ * (its socket's send queue, rreq, creq, the completion queue); this is the one place a
+ * request's callback is called. */
 void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res);
+
+/* sock.c: the engines' ways back */
 /* The head of s's send queue ended: out is its result (every byte counted with
  * vigil__net_advance, or a negative errno); performs the next one. */
 void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out);

@@ -1,5 +1,6 @@
-/* Sockets' per-loop state: the receive-buffer pool, the queue of ends waiting for the
- * completion point, set-up and the end of the loop. Loop thread only.
+/* Sockets' per-loop state: the receive-buffer pool (where every buffer is: free,
+ * in the ring, stashed, lent), set-up and the end of the loop. The queue of ends is
+ * done.c. Loop thread only.
  */
 #include "net/net_int.h"
 
@@ -19,39 +20,6 @@ void vigil_net_options_init(struct vigil_net_options *opt)
     opt->size = sizeof *opt;
     opt->buf_size = 4096;
     opt->buf_count = 4096;
-}
-
-/* Runs the deferred ends in the order they were queued; an end queued by a callback
- * here runs in this same pass (the queue is read until empty). */
-static void run_done(vigil_loop *loop, struct vigil__deferred *d)
-{
-    struct vigil__net *n = (struct vigil__net *)((char *)d - offsetof(struct vigil__net, done_later));
-    struct vigil__nreq *r;
-    while ((r = n->done_head)) {
-        n->done_head = r->done_next;
-        if (!n->done_head)
-            n->done_tail = NULL;
-        r->done_next = NULL;
-        if (r->kind == VIGIL__NK_RECV || r->kind == VIGIL__NK_CONNECT)
-            vigil__net_single_done(loop, n, r, r->res);
-        else if (r->sock && r->sock->sq_head == r)
-            vigil__net_send_done(loop, n, r->sock, r->res);
-        else
-            vigil__net_finish(loop, n, r, r->res);
-    }
-}
-
-void vigil__net_defer(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res)
-{
-    r->state = VIGIL__NR_DONE;
-    r->res = res;
-    r->done_next = NULL;
-    if (n->done_tail)
-        n->done_tail->done_next = r;
-    else
-        n->done_head = r;
-    n->done_tail = r;
-    vigil__defer(loop, &n->done_later);
 }
 
 static int pool_new(struct vigil__npool *p, uint32_t size, uint32_t count)
@@ -117,7 +85,7 @@ struct vigil__net *vigil__net_state(vigil_loop *loop, const struct vigil_net_opt
         *err = e;
         return NULL;
     }
-    n->done_later.run = run_done;
+    vigil__net_done_init(n);
     n->eng = loop->ring ? &vigil__net_engine_uring : &vigil__net_engine_ready;
     e = n->eng->setup(loop, n);
     if (e < 0) {
@@ -252,7 +220,7 @@ static void net_fini(vigil_loop *loop, void *state)
     for (int spins = 0; n->open || n->done_head; spins++) {
         if (n->done_head) {
             vigil__undefer(loop, &n->done_later);
-            run_done(loop, &n->done_later);
+            vigil__net_done_run(loop, n);
             continue;
         }
         vigil__run_deferred(loop);

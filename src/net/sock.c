@@ -138,7 +138,7 @@ int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *ps, vigil_accept_cb cb
         return -EINVAL;
     s->accept_cb = cb;
     s->state |= VIGIL__S_ACCEPT;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (s->held) {
         s->later.run = deliver_held;
         vigil__defer(loop, &s->later);
@@ -149,7 +149,7 @@ int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *ps, vigil_accept_cb cb
 
 static void rx_stopped(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
 {
-    loop->active--;
+    vigil__net_active_stop(loop);
     if (s->state & VIGIL__S_PAUSED) {
         vigil_timer_stop(loop, &s->timer);
         s->state &= ~VIGIL__S_PAUSED;
@@ -236,7 +236,7 @@ static int rx_start(vigil_loop *loop, vigil_sock *ps, uint32_t kind)
     if (s->state & VIGIL__S_SHUT_RD)
         return -EPIPE;
     s->state |= VIGIL__S_RECV | kind;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (s->stash_head) {
         /* Data received before the last stop comes first: at the completion point. */
         s->later.run = deliver_stash;
@@ -410,28 +410,6 @@ static int req_ready(struct vigil__nreq *r, vigil_net_cb cb)
     return 0;
 }
 
-void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res)
-{
-    r->state = VIGIL__NR_IDLE;
-    r->result = res;
-    loop->active--;
-    struct vigil__sock *s = r->sock;
-    vigil_net_cb release = r->kind == VIGIL__NK_SENDZC && r->zc_notif == 0 ? r->release : NULL;
-    /* A zero-copy send's release is still to come: until it ran the request is not free
-     * (a send restarted from the callback is -EBUSY, as on io_uring while the kernel's
-     * notification is to come; fuzz/net_fuzz.c's reactions found epoll taking it). */
-    if (release)
-        r->zc_notif = 1;
-    VIGIL__NET_CALL(loop, r->cb(loop, vigil__nreq_pub(r), res));
-    /* On epoll and poll (and when the kernel made no copy) the buffer is free now. */
-    if (release) {
-        r->zc_notif = 0;
-        VIGIL__NET_CALL(loop, release(loop, vigil__nreq_pub(r), res));
-    }
-    if (s && (s->state & VIGIL__S_CLOSING))
-        vigil__net_close_maybe(loop, n, s);
-}
-
 int vigil__net_send_iov(struct vigil__nreq *r, const struct iovec **iov)
 {
     if (r->kind != VIGIL__NK_SENDV) {
@@ -538,7 +516,7 @@ static int send_common(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, 
     r->done = 0;
     r->result = 0;
     r->next = NULL;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (s->sq_tail) { /* behind the sends already started */
         r->state = VIGIL__NR_QUEUED;
         s->sq_tail->next = r;
@@ -646,7 +624,7 @@ int vigil_sock_recv(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, void *
     r->state = VIGIL__NR_INFLIGHT;
     r->result = 0;
     s->rreq = r;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (!vigil__net_recv_stash(loop, n, s, r))
         n->eng->recv(loop, n, s, r);
     return 0;
@@ -780,7 +758,7 @@ int vigil_sock_connect(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, con
     r->deadline = timeout_ns > 0 ? mono_ns() + timeout_ns : 0;
     r->retries = 0;
     s->creq = r;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (timeout_ns > 0) {
         s->state |= VIGIL__S_CONN_TIMER;
         vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, timeout_ns, 0, 0, connect_timer);
@@ -894,7 +872,7 @@ static void close_finished(vigil_loop *loop, struct vigil__deferred *d)
         s->next->prev = s->prev;
     s->next = s->prev = NULL;
     s->state = VIGIL__S_CLOSED;
-    loop->active--;
+    vigil__net_active_stop(loop);
     if (s->close_cb)
         VIGIL__NET_CALL(loop, s->close_cb(loop, vigil__sock_pub(s)));
 }
@@ -941,7 +919,7 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
         return -EBADF;
     s->close_cb = cb ? cb : s->on_close; /* this call's own callback first */
     if (s->state & (VIGIL__S_RECV | VIGIL__S_ACCEPT))
-        loop->active--;
+        vigil__net_active_stop(loop);
     vigil__undefer(loop, &s->later);
     if (s->state & VIGIL__S_CONN_RETRY)
         connect_retry_cancel(loop, n, s);
@@ -954,7 +932,7 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
     vigil__net_unstarve(n, s);
     s->state = (s->state & (VIGIL__S_ARMED_RX | VIGIL__S_RX_CANCEL | VIGIL__S_RECV_HELD)) | VIGIL__S_CLOSING |
                VIGIL__S_SHUT_WR | VIGIL__S_SHUT_RD; /* the engine's own flags stay: it ends what they hold */
-    loop->active++; /* until close_cb */
+    vigil__net_active_start(loop); /* until close_cb */
     /* Stashed bytes nobody will read go back to the pool. */
     while (s->stash_head)
         vigil__net_buf_back(loop, n, stash_pop(n, s));
