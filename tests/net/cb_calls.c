@@ -13,7 +13,7 @@ static const char *ename[E_N] = {"sent", "send failed", "data", "eof", "reset", 
 static const char *aname[A_N] = {"close", "cancel", "shutdown", "send", "recv_stop"};
 
 #define NREQ 5
-#define BIG (256u << 10)
+#define BIG (1u << 20) /* more than both socket buffers take */
 
 static vigil_loop *loop;
 static vigil_sock s;

@@ -8,7 +8,7 @@
  * fail. */
 #include "nt.h"
 
-#define LEN (256u << 10)
+#define LEN (1u << 20) /* more than both socket buffers take */
 
 static int set_calls, own_calls, sends_ended, in_free;
 static vigil_loop *loop;

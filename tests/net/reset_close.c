@@ -10,7 +10,7 @@
 #include "nt.h"
 
 #define MAXQ 6
-#define LEN (256u << 10)
+#define LEN (1u << 20) /* far more than both socket buffers take (the kernel doubles SO_SNDBUF and SO_RCVBUF) */
 
 static vigil_sock s;
 static vigil_net_req req[MAXQ];
