@@ -145,9 +145,11 @@ VIGIL_EXPORT int vigil_net_setup(vigil_loop *loop, const struct vigil_net_option
  * is open already. */
 VIGIL_EXPORT int vigil_sock_open(vigil_loop *loop, vigil_sock *s, int fd);
 
-/* Accepting on a listening socket: cb gets each new connection. On epoll and poll at
- * most VIGIL_NET_ACCEPT_BATCH connections are taken per turn; the rest wait in the
- * kernel's backlog for the next turn. On io_uring one multishot accept takes them as
+/* Accepting on a listening socket: cb gets each new connection. On epoll and poll a
+ * turn takes VIGIL_NET_ACCEPT_BATCH connections at first; the rest wait in the kernel's
+ * backlog for the next turn, and while the backlog outlasts a turn's limit the limit
+ * doubles (up to 4096), halving back once turns empty the backlog easily: a burst is
+ * taken in a few turns before the listen queue overflows. On io_uring one multishot accept takes them as
  * they arrive, and a turn reads at most 4096 completions (the rest wait in the
  * completion ring for the next turn). -EINVAL if s is not listening, -EBUSY if it
  * accepts or receives already. After vigil_sock_accept_stop no callback runs; a

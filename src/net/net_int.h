@@ -86,6 +86,7 @@ struct vigil__sock {
     struct vigil__sock *next, *prev; /* the loop's open sockets */
     struct vigil__sock *starved_next; /* the loop's sockets waiting for buffers */
     uint32_t accepted;             /* accepts taken this turn (ready.c) */
+    uint32_t accept_cap;           /* ready.c: this turn's limit (grows while the backlog stays full) */
     uint32_t zc_notifs;            /* uring: zero-copy notifications to come (counted in ops) */
     uint64_t accept_turn;          /* the turn they were counted in */
     struct msghdr rx_msg;          /* multishot recvmsg's header (name length) */
