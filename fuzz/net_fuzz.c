@@ -34,11 +34,30 @@
  *     10    a turn that may sleep, at most (b % 8) * 100 us (a timer ends it)
  *     11    cancel send slot b % 4 (b & 4: the own receive instead)
  *     12    shutdown(SHUT_WR)
- *     13    shutdown(SHUT_RD) (c == 0x5a only: rare)
+ *     13    c == 0x5a: shutdown(SHUT_RD) (rare); (c & 15) == 15: the socket resets its
+ *           connection (SO_LINGER {1, 0}, then vigil_sock_close: its peer's queued
+ *           sends fail, its stream gets -ECONNRESET); else a reaction: the socket's next
+ *           callback (a send's end, data, an own receive's end) itself calls, from
+ *           inside the callback, per b % 5: vigil_sock_close, vigil_net_cancel of a
+ *           busy send, a new send (slot and length from c), vigil_sock_shutdown
+ *           (SHUT_WR), vigil_sock_recv_stop
  *     14    close the socket (c & 1 only, else a turn that never sleeps)
  *     15    sleep (b % 4) * 50 us: the kernel moves bytes meanwhile
  *   Calls the model says must fail are made too, and must fail as documented (a send
  *   on a busy request -EBUSY, after SHUT_WR -EPIPE, a second close -EBADF...).
+ *
+ * Also checked after every operation and inside every callback: each pool buffer is in
+ * one place (vigil_net_pool_stats_get: free + in_ring + stashed + lent == size), and at
+ * the end no socket's fd is left open.
+ *
+ * WHY IT MISSED ISSUE 26's "a request ended twice". Until the reactions and resets
+ * above, every call was made between turns, never from inside a callback, and no peer
+ * ever reset: a peer closed with vigil_sock_close (a FIN after its bytes), so a send
+ * never failed with others queued behind it while its callback closed the socket --
+ * the one sequence that ended a queued send twice. The pool was checked only as "no
+ * buffer lent at the end", and fds not at all. With them, the random driver finds that
+ * bug on b83d95b on every backend (io_uring: the NULL dereference in send_done; epoll
+ * and poll: "send callback twice") within its 2000 inputs.
  *
  * Built two ways, as the mq harness: with clang's libFuzzer (fuzz/CMakeLists.txt,
  * VIGIL_FUZZ; scripts/fuzz.sh) and with net_driver.c, a random driver ctest runs under
@@ -54,6 +73,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -74,7 +94,7 @@
 #define DRAIN_MS 3000
 
 unsigned long net_fuzz_inputs, net_fuzz_calls, net_fuzz_bytes, net_fuzz_refused, net_fuzz_cancelled, net_fuzz_backend[4],
-    net_fuzz_dgrams;
+    net_fuzz_dgrams, net_fuzz_reactions, net_fuzz_resets;
 
 
 /* Socket i's outgoing stream, byte at offset off: no short period. */
@@ -96,6 +116,9 @@ struct fsend {
 struct fsock {
     vigil_sock s;
     int i;
+    int fd;            /* the fd it was opened with (checked closed at the end) */
+    int react;         /* 1..5: what its next callback calls (op 13), 0 none */
+    uint8_t react_b, react_c;
     bool opened, closing, closed, streaming, keep, shut_wr, shut_rd, eof, err, peer_gone;
     uint64_t out_off;  /* the next send's offset in this socket's outgoing stream */
     uint64_t taint;    /* the first outgoing offset not certain to arrive (UINT64_MAX: none) */
@@ -116,6 +139,22 @@ static struct sockaddr_in addr_of[NSOCK]; /* datagram mode: each socket's own ad
 static vigil_loop *loop;
 
 static struct fsock *of(vigil_sock *s) { return (struct fsock *)s->data; }
+static void react(struct fsock *f);
+
+/* Every buffer in exactly one place, at every moment (also inside callbacks). */
+static void check_pool(void)
+{
+#ifndef NET_FUZZ_NO_POOL_STATS /* to run this harness against a tree older than the call (b83d95b) */
+    struct vigil_net_pool_stats st;
+    if (vigil_net_pool_stats_get(loop, &st) != 0)
+        fail("vigil_net_pool_stats_get");
+    if (st.free + st.in_ring + st.stashed + st.lent != st.size)
+        fail("pool: free %u + in_ring %u + stashed %u + lent %u != size %u", st.free, st.in_ring, st.stashed,
+             st.lent, st.size);
+    if (st.lent != vigil_net_bufs_lent(loop))
+        fail("pool: lent %u, vigil_net_bufs_lent %u", st.lent, vigil_net_bufs_lent(loop));
+#endif
+}
 static struct fsock *peer(struct fsock *f) { return &socks[f->i ^ 1]; }
 
 static void taint(struct fsock *f, uint64_t off)
@@ -201,15 +240,18 @@ static void on_data(vigil_loop *l, vigil_sock *s, ssize_t res, vigil_buf *buf)
     struct fsock *f = of(s);
     if (!f->streaming || f->closing)
         fail("socket %d: a stream callback (res %zd) after its stop or close", f->i, res);
+    check_pool();
     if (res > 0) {
         received(f, bytes_of(f, res, buf), (size_t)res);
         keep_or_put(l, f, buf);
+        react(f);
         return;
     }
     if (buf)
         fail("socket %d: a buffer with res %zd", f->i, res);
     f->streaming = false; /* after 0 or an error the stream has stopped */
     ended(f, res, "the stream");
+    react(f);
 }
 
 static void on_dgram(vigil_loop *l, vigil_sock *s, ssize_t res, vigil_buf *buf, const struct sockaddr *from,
@@ -241,6 +283,7 @@ static void on_own(vigil_loop *l, vigil_net_req *r, ssize_t res)
     if (!f->own_busy)
         fail("socket %d: own receive callback twice", f->i);
     f->own_busy = false;
+    check_pool();
     if (r->result != res)
         fail("socket %d: req->result %zd, res %zd", f->i, r->result, res);
     if (res > 0 || (dgram && res == 0)) {
@@ -257,6 +300,7 @@ static void on_own(vigil_loop *l, vigil_net_req *r, ssize_t res)
         net_fuzz_cancelled++;
     else
         ended(f, res, "an own receive");
+    react(f);
 }
 
 static struct fsend *slot_of(vigil_net_req *r, struct fsock **fp)
@@ -274,11 +318,13 @@ static void on_sent(vigil_loop *l, vigil_net_req *r, ssize_t res)
     if (!x->busy)
         fail("socket %d: send callback twice", f->i);
     x->busy = false;
+    check_pool();
     if (res == (ssize_t)x->len) {
         if (x->seq < f->ok_seq)
             fail("socket %d: send %llu completed after send %llu", f->i, (unsigned long long)x->seq,
                  (unsigned long long)f->ok_seq);
         f->ok_seq = x->seq;
+        react(f);
         return;
     }
     if (res >= 0)
@@ -286,6 +332,7 @@ static void on_sent(vigil_loop *l, vigil_net_req *r, ssize_t res)
     if (res == -ECANCELED)
         net_fuzz_cancelled++;
     taint(f, x->off); /* not all of it, maybe some of it, went out */
+    react(f);
 }
 
 static void on_release(vigil_loop *l, vigil_net_req *r, ssize_t res)
@@ -473,6 +520,50 @@ static void op_shutdown(struct fsock *f, int how)
         f->streaming = false;
         peer(f)->peer_gone = true; /* what it sends may never be read */
     }
+}
+
+/* The socket's connection ends with a reset: SO_LINGER {1, 0}, then its close (the
+ * kernel sends RST, or, AF_UNIX, the peer's sends fail with -EPIPE and its receive
+ * sees -ECONNRESET when bytes were unread). */
+static void op_reset(struct fsock *f)
+{
+    if (f->opened && !f->closing && !dgram) {
+        struct linger lg = {1, 0};
+        (void)setsockopt(f->s.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        net_fuzz_resets++;
+    }
+    op_close(f);
+}
+
+/* From inside one of f's callbacks: the call op 13 asked for, once. */
+static void react(struct fsock *f)
+{
+    int what = f->react;
+    if (!what || draining)
+        return;
+    f->react = 0;
+    net_fuzz_reactions++;
+    check_pool();
+    switch (what) {
+    case 1:
+        if (!f->closing)
+            op_close(f);
+        break;
+    case 2:
+        for (int k = 0; k < NSEND; k++)
+            if (f->send[k].busy) {
+                op_cancel(f, (uint8_t)k);
+                break;
+            }
+        break;
+    case 3: op_send(f, f->react_c & 1 ? 1 : 0, f->react_b, f->react_c); break;
+    case 4:
+        if (!f->closing)
+            op_shutdown(f, SHUT_WR);
+        break;
+    default: op_recv_stop(f); break;
+    }
+    check_pool();
 }
 
 static void tick(vigil_loop *l, vigil_timer *t)
@@ -676,6 +767,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fail("vigil_sock_open");
             f->s.data = f; /* open keeps data; set again in case */
             f->opened = true;
+            f->fd = fds[k];
         }
     }
 
@@ -706,6 +798,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 13:
             if (c == 0x5a)
                 op_shutdown(f, SHUT_RD);
+            else if ((c & 15) == 15)
+                op_reset(f);
+            else {
+                f->react = 1 + b % 5;
+                f->react_b = (uint8_t)(b * 7 + 1);
+                f->react_c = c;
+            }
             break;
         case 14:
             if (c & 1)
@@ -715,6 +814,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         default: usleep((useconds_t)(b % 4) * 50); break;
         }
+        check_pool();
     }
 
     /* The end: every buffer back, every socket that will not read closed, every other
@@ -739,8 +839,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (vigil_net_bufs_lent(loop) != 0)
         fail("%u buffers still lent after every one was given back", vigil_net_bufs_lent(loop));
+    check_pool();
     if (vigil_loop_free(loop) != 0)
         fail("vigil_loop_free");
     loop = NULL;
+    for (int i = 0; i < NSOCK; i++) /* every socket's fd closed: none left */
+        if (fcntl(socks[i].fd, F_GETFD) != -1 || errno != EBADF)
+            fail("socket %d: fd %d still open after its close", i, socks[i].fd);
     return 0;
 }

@@ -28,8 +28,24 @@
  * Callbacks run in the loop thread, never inside the call that started the work. Every
  * request's callback runs exactly once: with its result, or -ECANCELED when its socket
  * was closed or the request cancelled first, or when the loop is freed with it in flight
- * (vigil_loop_free closes every socket still open). Loop thread only, as every vigil
- * call but vigil_loop_wakeup.
+ * (vigil_loop_free closes every socket still open, and runs each one's close callback:
+ * vigil_sock_set_close_cb). Loop thread only, as every vigil call but vigil_loop_wakeup.
+ *
+ * What a callback may call. Every socket callback (accept, receive, a request's end, a
+ * zero-copy release, close) is a callback of the loop like an fd watcher's or a timer's,
+ * under the same rules:
+ *   - any call of this header on any socket or request of the loop, the one the
+ *     callback is about included: vigil_sock_close, vigil_net_cancel,
+ *     vigil_sock_shutdown, a new send or receive, vigil_sock_recv_stop,
+ *     vigil_sock_accept_stop, vigil_buf_put; each request still ends exactly once (a
+ *     request's callback runs after it left every queue of the library, and a socket's
+ *     next queued send starts only after the previous one's callback returned);
+ *   - the loop's other calls (timers, fd watchers, vigil_loop_stop);
+ *   - not vigil_loop_free (refused, -EBUSY) nor vigil_loop_run (refused, -EBUSY).
+ * While vigil_loop_free closes the sockets left open, their requests' callbacks
+ * (-ECANCELED) and close callbacks run inside it, under the same rules; there calls that
+ * would start work (a send, a receive, vigil_sock_open, vigil_sock_connect) fail with
+ * -ECANCELED, and the struct around a socket may be freed in its close callback.
  */
 #ifndef VIGIL_NET_H
 #define VIGIL_NET_H
@@ -129,9 +145,11 @@ VIGIL_EXPORT int vigil_net_setup(vigil_loop *loop, const struct vigil_net_option
  * is open already. */
 VIGIL_EXPORT int vigil_sock_open(vigil_loop *loop, vigil_sock *s, int fd);
 
-/* Accepting on a listening socket: cb gets each new connection. On epoll and poll at
- * most VIGIL_NET_ACCEPT_BATCH connections are taken per turn; the rest wait in the
- * kernel's backlog for the next turn. On io_uring one multishot accept takes them as
+/* Accepting on a listening socket: cb gets each new connection. On epoll and poll a
+ * turn takes VIGIL_NET_ACCEPT_BATCH connections at first; the rest wait in the kernel's
+ * backlog for the next turn, and while the backlog outlasts a turn's limit the limit
+ * doubles (up to 4096), halving back once turns empty the backlog easily: a burst is
+ * taken in a few turns before the listen queue overflows. On io_uring one multishot accept takes them as
  * they arrive, and a turn reads at most 4096 completions (the rest wait in the
  * completion ring for the next turn). -EINVAL if s is not listening, -EBUSY if it
  * accepts or receives already. After vigil_sock_accept_stop no callback runs; a
@@ -163,6 +181,23 @@ VIGIL_EXPORT int vigil_sock_recv_stop(vigil_loop *loop, vigil_sock *s);
 VIGIL_EXPORT void vigil_buf_put(vigil_loop *loop, vigil_buf *buf);
 /* Buffers lent to the program now (for tests and leak checks). */
 VIGIL_EXPORT unsigned vigil_net_bufs_lent(vigil_loop *loop);
+
+/* Where the pool's buffers are. Every buffer is in exactly one place at every moment
+ * (between calls, and inside any callback): free + in_ring + stashed + lent == size. */
+struct vigil_net_pool_stats {
+    uint32_t size;        /* buffers in the pool (vigil_net_options.buf_count) */
+    uint32_t buf_size;    /* bytes per buffer */
+    uint32_t free;        /* free, not offered to the kernel */
+    uint32_t in_ring;     /* io_uring: offered to the kernel in the provided-buffer ring
+                             (a buffer the kernel filled counts here until its completion
+                             is read); 0 on epoll and poll */
+    uint32_t stashed;     /* holding bytes received for a stopped stream (delivered at its
+                             next start, or to vigil_sock_recv) */
+    uint32_t lent;        /* held by the program (vigil_net_bufs_lent) */
+    uint64_t reserved[5]; /* zero */
+};
+/* Fills out; all zero before the loop's sockets are set up. -EINVAL for NULL. */
+VIGIL_EXPORT int vigil_net_pool_stats_get(vigil_loop *loop, struct vigil_net_pool_stats *out);
 
 /* One receive into the caller's buffer: cb gets the byte count (> 0), 0 at end of
  * stream, or a negative errno. Bytes a stopped receive stream had already received come
@@ -209,6 +244,15 @@ VIGIL_EXPORT int vigil_sock_shutdown(vigil_loop *loop, vigil_sock *s, int how);
  * close: on epoll vigil deletes its registration before close(), so the file leaves the
  * loop's set (tests/net/close_dup.c). */
 VIGIL_EXPORT int vigil_sock_close(vigil_loop *loop, vigil_sock *s, vigil_sock_close_cb cb);
+
+/* The callback that tells the program s's close is over, whoever closed it: it runs
+ * once, when the close ends (as vigil_sock_close's cb would), for a close by
+ * vigil_sock_close with a NULL cb and for the close vigil_loop_free makes of every
+ * socket still open. A non-NULL cb given to vigil_sock_close takes precedence for that
+ * close. So a program learns the end of every socket it opened and may free the struct
+ * around it there. Call it after vigil_sock_open (which clears it); cb NULL clears it.
+ * -EBADF if s is not open (closing or closed), -EINVAL for a NULL s. */
+VIGIL_EXPORT int vigil_sock_set_close_cb(vigil_sock *s, vigil_sock_close_cb cb);
 
 #ifdef __cplusplus
 }

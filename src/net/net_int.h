@@ -1,17 +1,24 @@
-/* src/net/: sockets as completions (include/vigil/net.h). sock.c is the front (the API,
- * validation, the send queue, completion and close); pool.c the per-loop state (the
- * receive-buffer pool, the queue of completions for the completion point, the list of
- * open sockets); the engines do the work: uring.c with io_uring operations, ready.c with
- * readiness and non-blocking calls (epoll and poll backends). The front reaches an engine
- * only through struct vigil__net_engine. May call: src/loop's core, src/ring. Not
- * installed.
+/* src/net/: sockets as completions (include/vigil/net.h). One job per file:
+ *   sock.c   the front: the API, validation, each socket's send queue, receive streams
+ *            and their stash, close;
+ *   done.c   the completion queue: the one owner of a request's end;
+ *   pool.c   the per-loop state: the receive-buffer pool and its accounting, the list
+ *            of open sockets, set-up and the end of the loop;
+ *   uring.c  the io_uring engine (io_uring operations, the provided-buffer ring);
+ *   ready.c  the readiness engine (epoll and poll backends: non-blocking calls).
+ * The front reaches an engine only through struct vigil__net_engine. May call:
+ * src/loop's core, src/ring. Not installed.
  *
  * A request's life: the front validates it (IDLE -> QUEUED on the socket's send queue,
  * or INFLIGHT for a receive or connect), asks the engine to start it, and the engine
- * ends it with vigil__net_finish() at a point where a callback may run (an fd event or
- * an io_uring completion), or with vigil__net_defer() where it may not (inside the call
- * that started it: a send the epoll engine finished at once); deferred ends run at the
- * turn's completion point, in order.
+ * ends it at a point where a callback may run (an fd event or an io_uring completion:
+ * vigil__net_send_done / vigil__net_single_done), or with vigil__net_defer() where it
+ * may not (inside the call that started it, a cancel, a close): DONE, queued for the
+ * turn's completion point, in order. Either way the request leaves every list of the
+ * library (send queue, rreq, creq, the queue) before vigil__net_finish runs its
+ * callback, exactly once; a socket's next queued send goes to the engine only after
+ * that callback returned (issue 26: the next was started before it, and a close from
+ * the callback then ended it a second time).
  */
 #ifndef VIGIL_NET_INT_H
 #define VIGIL_NET_INT_H
@@ -79,6 +86,7 @@ struct vigil__sock {
     struct vigil__sock *next, *prev; /* the loop's open sockets */
     struct vigil__sock *starved_next; /* the loop's sockets waiting for buffers */
     uint32_t accepted;             /* accepts taken this turn (ready.c) */
+    uint32_t accept_cap;           /* ready.c: this turn's limit (grows while the backlog stays full) */
     uint32_t zc_notifs;            /* uring: zero-copy notifications to come (counted in ops) */
     uint64_t accept_turn;          /* the turn they were counted in */
     struct msghdr rx_msg;          /* multishot recvmsg's header (name length) */
@@ -86,6 +94,7 @@ struct vigil__sock {
     vigil_timer timer;             /* connect timeout or retry, EMFILE back-off */
     uint32_t held;                 /* connections accepted while not accepting (net->held) */
     struct vigil__deferred later;  /* delivers the stash, ends a close */
+    vigil_sock_close_cb on_close;  /* vigil_sock_set_close_cb: the close's end, whoever closes */
 };
 _Static_assert(sizeof(struct vigil__sock) <= sizeof(vigil_sock), "vigil_sock too small");
 _Static_assert(offsetof(struct vigil__sock, data) == offsetof(vigil_sock, data) &&
@@ -147,7 +156,11 @@ static inline vigil_net_req *vigil__nreq_pub(struct vigil__nreq *r)
     return (vigil_net_req *)(void *)r;
 }
 
-/* The receive-buffer pool: count buffers of size bytes in one mapping. Free buffers
+/* The receive-buffer pool: count buffers of size bytes in one mapping. Every buffer is
+ * in exactly one place at every moment: the free stack (nfree), the provided-buffer
+ * ring (in_ring, io_uring; taken out when its completion is read), a stopped stream's
+ * stash (stashed) or the program's hands (lent): nfree + in_ring + stashed + lent ==
+ * count (vigil_net_pool_stats_get; checked by the tests and fuzz/net_fuzz.c). Free buffers
  * sit in a stack (the most recently returned on top); on io_uring up to `window` of
  * them are in a provided-buffer ring (group 0) the kernel takes them from, and the
  * stack refills it (uring.c). */
@@ -159,6 +172,7 @@ struct vigil__npool {
     uint32_t *stack;               /* free ids not in the ring */
     uint32_t nfree;
     uint32_t lent;                 /* buffers the program holds */
+    uint32_t stashed;              /* buffers kept for stopped streams (all sockets) */
     void *br;                      /* uring.c: struct io_uring_buf_ring */
     size_t br_bytes;
     uint32_t in_ring, window;      /* uring.c: buffers in the ring, and at most */
@@ -173,8 +187,9 @@ struct vigil__net {
     struct vigil__npool pool;
     struct vigil__nreq *done_head, *done_tail; /* ends waiting for the completion point */
     struct vigil__deferred done_later;
+    struct vigil__deferred tw_later; /* uring.c: runs the kernel's leftover completion work */
     struct vigil__sock *open;      /* open and closing sockets */
-    struct vigil__sock *starved;   /* sockets waiting for pool buffers */
+    struct vigil__sock *starved, *starved_tail; /* sockets waiting for pool buffers, oldest first */
     struct vigil__held *held;      /* connections accepted while their listener did not accept */
     uint32_t nheld, held_cap;
     bool freeing;                  /* vigil_loop_free runs */
@@ -223,10 +238,16 @@ extern const struct vigil__net_engine vigil__net_engine_ready;
 
 /* pool.c */
 struct vigil__net *vigil__net_state(vigil_loop *loop, const struct vigil_net_options *opt, int *err);
+
+/* done.c: the completion queue, which owns every request's end. */
 /* Ends r with res at the turn's completion point (from a call that started it, where
  * no callback may run). A send queue's head ends through vigil__net_send_done, a
  * connect or own-buffer receive through vigil__net_single_done. */
 void vigil__net_defer(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res);
+/* Runs the ends queued for the completion point, until none is left. */
+void vigil__net_done_run(vigil_loop *loop, struct vigil__net *n);
+/* Sets up n's queue. */
+void vigil__net_done_init(struct vigil__net *n);
 /* A pool buffer id taken by a receive, handed to the program. */
 static inline vigil_buf *vigil__net_lend(struct vigil__net *n, uint32_t id, uint32_t len, uint32_t offset)
 {
@@ -237,9 +258,36 @@ static inline vigil_buf *vigil__net_lend(struct vigil__net *n, uint32_t id, uint
     return b;
 }
 
-/* sock.c: the engines' ways back */
-/* r ended with res (a callback may run here). */
+/* loop->active, the count that keeps vigil_loop_run(DEFAULT) going, in one pair: a
+ * socket counts once from each start to its stop -- a request from its start to its
+ * callback, a receive stream or accepting from its start to its stop (or end), a
+ * closing socket from vigil_sock_close to its close callback. */
+static inline void vigil__net_active_start(vigil_loop *loop)
+{
+    loop->active++;
+}
+static inline void vigil__net_active_stop(vigil_loop *loop)
+{
+    loop->active--;
+}
+
+/* Every socket callback is made through this: it counts as a callback of the loop
+ * (loop->in_callback), as fd watchers', timers', signals' and file requests' do, so the
+ * rules of <vigil/net.h> ("Callbacks") hold: vigil_loop_free from inside one is refused
+ * with -EBUSY, also while vigil_loop_free itself drains the sockets. */
+#define VIGIL__NET_CALL(loop, call)                                                    \
+    do {                                                                               \
+        (loop)->in_callback++;                                                         \
+        call;                                                                          \
+        (loop)->in_callback--;                                                         \
+    } while (0)
+
+/* r ended with res: its callback runs now. r is off every list of the library already
+ * (its socket's send queue, rreq, creq, the completion queue); this is the one place a
+ * request's callback is called. */
 void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res);
+
+/* sock.c: the engines' ways back */
 /* The head of s's send queue ended: out is its result (every byte counted with
  * vigil__net_advance, or a negative errno); performs the next one. */
 void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out);
@@ -253,8 +301,11 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
                         uint32_t offset, const struct sockaddr *from, socklen_t fromlen);
 /* An accept's result for s. */
 void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, int fd);
-/* The pool ran dry under s: it waits for a buffer to come back. */
+/* The pool ran dry under s: it waits for a buffer to come back, behind those that
+ * waited longer. */
 void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s);
+/* s closes: off the waiting list. */
+void vigil__net_unstarve(struct vigil__net *n, struct vigil__sock *s);
 /* Buffer id goes back to the pool (not lent: a stashed or unused one); sockets that
  * waited for a buffer receive again. */
 void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id);

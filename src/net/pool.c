@@ -1,5 +1,6 @@
-/* Sockets' per-loop state: the receive-buffer pool, the queue of ends waiting for the
- * completion point, set-up and the end of the loop. Loop thread only.
+/* Sockets' per-loop state: the receive-buffer pool (where every buffer is: free,
+ * in the ring, stashed, lent), set-up and the end of the loop. The queue of ends is
+ * done.c. Loop thread only.
  */
 #include "net/net_int.h"
 
@@ -19,39 +20,6 @@ void vigil_net_options_init(struct vigil_net_options *opt)
     opt->size = sizeof *opt;
     opt->buf_size = 4096;
     opt->buf_count = 4096;
-}
-
-/* Runs the deferred ends in the order they were queued; an end queued by a callback
- * here runs in this same pass (the queue is read until empty). */
-static void run_done(vigil_loop *loop, struct vigil__deferred *d)
-{
-    struct vigil__net *n = (struct vigil__net *)((char *)d - offsetof(struct vigil__net, done_later));
-    struct vigil__nreq *r;
-    while ((r = n->done_head)) {
-        n->done_head = r->done_next;
-        if (!n->done_head)
-            n->done_tail = NULL;
-        r->done_next = NULL;
-        if (r->kind == VIGIL__NK_RECV || r->kind == VIGIL__NK_CONNECT)
-            vigil__net_single_done(loop, n, r, r->res);
-        else if (r->sock && r->sock->sq_head == r)
-            vigil__net_send_done(loop, n, r->sock, r->res);
-        else
-            vigil__net_finish(loop, n, r, r->res);
-    }
-}
-
-void vigil__net_defer(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res)
-{
-    r->state = VIGIL__NR_DONE;
-    r->res = res;
-    r->done_next = NULL;
-    if (n->done_tail)
-        n->done_tail->done_next = r;
-    else
-        n->done_head = r;
-    n->done_tail = r;
-    vigil__defer(loop, &n->done_later);
 }
 
 static int pool_new(struct vigil__npool *p, uint32_t size, uint32_t count)
@@ -117,7 +85,7 @@ struct vigil__net *vigil__net_state(vigil_loop *loop, const struct vigil_net_opt
         *err = e;
         return NULL;
     }
-    n->done_later.run = run_done;
+    vigil__net_done_init(n);
     n->eng = loop->ring ? &vigil__net_engine_uring : &vigil__net_engine_ready;
     e = n->eng->setup(loop, n);
     if (e < 0) {
@@ -150,6 +118,24 @@ unsigned vigil_net_bufs_lent(vigil_loop *loop)
     return n ? n->pool.lent : 0;
 }
 
+int vigil_net_pool_stats_get(vigil_loop *loop, struct vigil_net_pool_stats *out)
+{
+    if (!loop || !out)
+        return -EINVAL;
+    memset(out, 0, sizeof *out);
+    struct vigil__net *n = vigil__net_of(loop);
+    if (!n)
+        return 0;
+    const struct vigil__npool *p = &n->pool;
+    out->size = p->count;
+    out->buf_size = p->size;
+    out->free = p->nfree;
+    out->in_ring = p->in_ring;
+    out->stashed = p->stashed;
+    out->lent = p->lent;
+    return 0;
+}
+
 void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
 {
     struct vigil__net *n = loop ? vigil__net_of(loop) : NULL;
@@ -166,14 +152,18 @@ void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
 void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
 {
     n->eng->buf_put(loop, n, id);
-    /* Sockets that waited for a buffer receive again. */
-    while (n->starved) {
-        struct vigil__sock *s = n->starved;
-        n->starved = s->starved_next;
+    /* Sockets that waited for a buffer receive again, the longest waiting first: their
+     * receives reach the kernel in that order, so the first buffers go to them (the
+     * list was a stack, and the last to starve was served first). */
+    struct vigil__sock *s = n->starved;
+    n->starved = n->starved_tail = NULL;
+    while (s) {
+        struct vigil__sock *next = s->starved_next;
         s->starved_next = NULL;
         s->state &= ~VIGIL__S_STARVED;
         if (s->state & VIGIL__S_OPEN)
             n->eng->rx_update(loop, n, s);
+        s = next;
     }
 }
 
@@ -182,25 +172,55 @@ void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s)
     if (s->state & VIGIL__S_STARVED)
         return;
     s->state |= VIGIL__S_STARVED;
-    s->starved_next = n->starved;
-    n->starved = s;
+    s->starved_next = NULL;
+    if (n->starved_tail)
+        n->starved_tail->starved_next = s;
+    else
+        n->starved = s;
+    n->starved_tail = s;
+}
+
+void vigil__net_unstarve(struct vigil__net *n, struct vigil__sock *s)
+{
+    if (!(s->state & VIGIL__S_STARVED))
+        return;
+    s->state &= ~VIGIL__S_STARVED;
+    struct vigil__sock *prev = NULL;
+    for (struct vigil__sock *q = n->starved; q; prev = q, q = q->starved_next) {
+        if (q != s)
+            continue;
+        if (prev)
+            prev->starved_next = s->starved_next;
+        else
+            n->starved = s->starved_next;
+        if (n->starved_tail == s)
+            n->starved_tail = prev;
+        break;
+    }
+    s->starved_next = NULL;
 }
 
 /* vigil_loop_free: every socket still open is closed (its requests end with
- * -ECANCELED, their callbacks run here), then the pool goes. Buffers the program still
- * holds die with the loop. */
+ * -ECANCELED, their callbacks run here, then its close callback: vigil_sock_close's, or
+ * the one vigil_sock_set_close_cb gave), then the pool goes. Buffers the program still
+ * holds die with the loop. The callbacks run here are held to the rules of any other
+ * (VIGIL__NET_CALL: vigil_loop_free from one is refused); and no turn may run inside
+ * the loop's own free: vigil_loop_run from one of them is refused with -EBUSY, as from
+ * inside a running turn. */
 static void net_fini(vigil_loop *loop, void *state)
 {
     struct vigil__net *n = state;
+    bool was_running = loop->running;
+    loop->running = true;
     n->freeing = true;
     for (struct vigil__sock *s = n->open; s; s = s->next)
         if (s->state & VIGIL__S_OPEN)
-            vigil_sock_close(loop, vigil__sock_pub(s), s->close_cb);
+            vigil_sock_close(loop, vigil__sock_pub(s), NULL);
     /* Ends queued for the completion point, and what the kernel still holds. */
     for (int spins = 0; n->open || n->done_head; spins++) {
         if (n->done_head) {
             vigil__undefer(loop, &n->done_later);
-            run_done(loop, &n->done_later);
+            vigil__net_done_run(loop, n);
             continue;
         }
         vigil__run_deferred(loop);
@@ -209,6 +229,9 @@ static void net_fini(vigil_loop *loop, void *state)
         if (!loop->ring || vigil__ring_drain(loop, loop->ring) < 0 || spins > 100000)
             break; /* nothing more can come: give up on what is left */
     }
+    loop->running = was_running;
+    vigil__undefer(loop, &n->done_later);
+    vigil__undefer(loop, &n->tw_later);
     n->eng->fini(loop, n);
     pool_free(&n->pool);
     free(n->held); /* empty: closing a listener closes what it held */

@@ -37,6 +37,8 @@ int vigil_sock_open(vigil_loop *loop, vigil_sock *ps, int fd)
     struct vigil__net *n = vigil__net_state(loop, NULL, &err);
     if (!n)
         return err;
+    if (n->freeing)
+        return -ECANCELED; /* from a callback run by vigil_loop_free: nothing may start */
     void *data = s->data;
     memset(s, 0, sizeof *s);
     s->data = data;
@@ -113,7 +115,7 @@ static void deliver_held(vigil_loop *loop, struct vigil__deferred *d)
     while (s->held && (s->state & VIGIL__S_ACCEPT)) {
         int fd = take_held(n, s);
         s->state &= ~VIGIL__S_NOFD_TOLD;
-        s->accept_cb(loop, vigil__sock_pub(s), fd);
+        VIGIL__NET_CALL(loop, s->accept_cb(loop, vigil__sock_pub(s), fd));
     }
 }
 
@@ -136,7 +138,7 @@ int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *ps, vigil_accept_cb cb
         return -EINVAL;
     s->accept_cb = cb;
     s->state |= VIGIL__S_ACCEPT;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (s->held) {
         s->later.run = deliver_held;
         vigil__defer(loop, &s->later);
@@ -147,7 +149,7 @@ int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *ps, vigil_accept_cb cb
 
 static void rx_stopped(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
 {
-    loop->active--;
+    vigil__net_active_stop(loop);
     if (s->state & VIGIL__S_PAUSED) {
         vigil_timer_stop(loop, &s->timer);
         s->state &= ~VIGIL__S_PAUSED;
@@ -206,7 +208,7 @@ void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__s
         if (s->state & VIGIL__S_NOFD_TOLD)
             return; /* the retries of one shortage are not news */
         s->state |= VIGIL__S_NOFD_TOLD;
-        s->accept_cb(loop, vigil__sock_pub(s), fd);
+        VIGIL__NET_CALL(loop, s->accept_cb(loop, vigil__sock_pub(s), fd));
         return;
     }
     if (fd >= 0)
@@ -215,7 +217,7 @@ void vigil__net_accepted(vigil_loop *loop, struct vigil__net *n, struct vigil__s
         s->state &= ~VIGIL__S_ACCEPT;
         rx_stopped(loop, n, s);
     }
-    s->accept_cb(loop, vigil__sock_pub(s), fd);
+    VIGIL__NET_CALL(loop, s->accept_cb(loop, vigil__sock_pub(s), fd));
 }
 
 /* ------------------------------------------------------------ receiving */
@@ -234,7 +236,7 @@ static int rx_start(vigil_loop *loop, vigil_sock *ps, uint32_t kind)
     if (s->state & VIGIL__S_SHUT_RD)
         return -EPIPE;
     s->state |= VIGIL__S_RECV | kind;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (s->stash_head) {
         /* Data received before the last stop comes first: at the completion point. */
         s->later.run = deliver_stash;
@@ -303,6 +305,7 @@ static void stash(struct vigil__net *n, struct vigil__sock *s, uint32_t id, uint
         s->stash_head = id + 1;
     s->stash_tail = id + 1;
     s->stash_n++;
+    n->pool.stashed++;
 }
 
 /* Takes the oldest kept buffer off s's stash; returns its id. */
@@ -313,6 +316,7 @@ static uint32_t stash_pop(struct vigil__net *n, struct vigil__sock *s)
     if (!s->stash_head)
         s->stash_tail = 0;
     s->stash_n--;
+    n->pool.stashed--;
     return id;
 }
 
@@ -340,9 +344,9 @@ void vigil__net_deliver(vigil_loop *loop, struct vigil__net *n, struct vigil__so
     if ((res < 0 && !(dgram && res == -EMSGSIZE)) || (res == 0 && !dgram))
         stream_off(loop, n, s); /* a datagram too long for a buffer does not stop it */
     if (dgram)
-        s->recvfrom_cb(loop, vigil__sock_pub(s), res, b, from, fromlen);
+        VIGIL__NET_CALL(loop, s->recvfrom_cb(loop, vigil__sock_pub(s), res, b, from, fromlen));
     else
-        s->recv_cb(loop, vigil__sock_pub(s), res, b);
+        VIGIL__NET_CALL(loop, s->recv_cb(loop, vigil__sock_pub(s), res, b));
 }
 
 /* Own-buffer receives and the stash: bytes a stopped stream kept are older than
@@ -388,10 +392,10 @@ static void deliver_stash(vigil_loop *loop, struct vigil__deferred *d)
         if (s->state & VIGIL__S_DGRAM) {
             socklen_t fl = 0;
             const struct sockaddr *from = n->eng->dgram_from ? n->eng->dgram_from(n, id, &fl) : NULL;
-            s->recvfrom_cb(loop, vigil__sock_pub(s), b->len, b, from, from ? fl : 0);
+            VIGIL__NET_CALL(loop, s->recvfrom_cb(loop, vigil__sock_pub(s), b->len, b, from, from ? fl : 0));
         }
         else
-            s->recv_cb(loop, vigil__sock_pub(s), b->len, b);
+            VIGIL__NET_CALL(loop, s->recv_cb(loop, vigil__sock_pub(s), b->len, b));
     }
 }
 
@@ -404,21 +408,6 @@ static int req_ready(struct vigil__nreq *r, vigil_net_cb cb)
     if (r->state != VIGIL__NR_IDLE || r->zc_notif)
         return -EBUSY; /* in flight, or the kernel still reads its zero-copy buffer */
     return 0;
-}
-
-void vigil__net_finish(vigil_loop *loop, struct vigil__net *n, struct vigil__nreq *r, ssize_t res)
-{
-    r->state = VIGIL__NR_IDLE;
-    r->result = res;
-    loop->active--;
-    struct vigil__sock *s = r->sock;
-    vigil_net_cb release = r->kind == VIGIL__NK_SENDZC && r->zc_notif == 0 ? r->release : NULL;
-    r->cb(loop, vigil__nreq_pub(r), res);
-    /* On epoll and poll (and when the kernel made no copy) the buffer is free now. */
-    if (release)
-        release(loop, vigil__nreq_pub(r), res);
-    if (s && (s->state & VIGIL__S_CLOSING))
-        vigil__net_close_maybe(loop, n, s);
 }
 
 int vigil__net_send_iov(struct vigil__nreq *r, const struct iovec **iov)
@@ -467,8 +456,34 @@ bool vigil__net_advance(struct vigil__nreq *r, size_t n)
     return r->iov_i >= r->len;
 }
 
+/* The send queue moves on only once its head's end is settled (its callback has run):
+ * the next send goes to the engine, or, the socket closing, every send still queued
+ * ends -ECANCELED, in order. Handing the next one to the engine before the callback ran
+ * let a close from that callback end a send the engine was performing: it ended twice
+ * (issue 26; tests/net/reset_close.c). A send started by the callback queues behind
+ * those already queued, as before. */
+static void sq_advance(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    struct vigil__nreq *next;
+    while ((next = s->sq_head) && next->state == VIGIL__NR_QUEUED) {
+        if (s->state & VIGIL__S_OPEN) {
+            next->state = VIGIL__NR_INFLIGHT;
+            n->eng->send(loop, n, s, next);
+            return;
+        }
+        s->sq_head = next->next;
+        if (!s->sq_head)
+            s->sq_tail = NULL;
+        next->next = NULL;
+        vigil__net_finish(loop, n, next, -ECANCELED);
+    }
+    if (!s->sq_head && (s->state & VIGIL__S_SHUT_DO) && (s->state & VIGIL__S_OPEN))
+        shut_now(s);
+}
+
 void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out)
 {
+    /* Off the queue before its callback runs: nothing else can end it now. */
     struct vigil__nreq *r = s->sq_head;
     s->sq_head = r->next;
     if (!s->sq_head)
@@ -478,23 +493,10 @@ void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__
     bool whole = r->kind == VIGIL__NK_SENDV ? r->iov_i >= r->len : r->done >= r->len;
     if (r->cancel && out >= 0 && r->kind != VIGIL__NK_SENDTO && !whole)
         out = -ECANCELED;
-    /* The next send goes to the engine before this callback runs, so a send started by
-     * the callback queues behind it. */
-    struct vigil__nreq *next = s->sq_head;
-    if (next && (s->state & VIGIL__S_OPEN)) {
-        next->state = VIGIL__NR_INFLIGHT;
-        n->eng->send(loop, n, s, next);
-    } else if (!next && (s->state & VIGIL__S_SHUT_DO))
-        shut_now(s);
     vigil__net_finish(loop, n, r, out);
-    /* Closing: the sends queued behind it never started; they end now, in order. */
-    while (!(s->state & VIGIL__S_OPEN) && (next = s->sq_head)) {
-        s->sq_head = next->next;
-        if (!s->sq_head)
-            s->sq_tail = NULL;
-        next->next = NULL;
-        vigil__net_finish(loop, n, next, -ECANCELED);
-    }
+    sq_advance(loop, n, s);
+    if (s->state & VIGIL__S_CLOSING)
+        vigil__net_close_maybe(loop, n, s);
 }
 
 static int send_common(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, int kind, vigil_net_cb cb)
@@ -514,7 +516,7 @@ static int send_common(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, 
     r->done = 0;
     r->result = 0;
     r->next = NULL;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (s->sq_tail) { /* behind the sends already started */
         r->state = VIGIL__NR_QUEUED;
         s->sq_tail->next = r;
@@ -622,7 +624,7 @@ int vigil_sock_recv(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, void *
     r->state = VIGIL__NR_INFLIGHT;
     r->result = 0;
     s->rreq = r;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (!vigil__net_recv_stash(loop, n, s, r))
         n->eng->recv(loop, n, s, r);
     return 0;
@@ -756,7 +758,7 @@ int vigil_sock_connect(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, con
     r->deadline = timeout_ns > 0 ? mono_ns() + timeout_ns : 0;
     r->retries = 0;
     s->creq = r;
-    loop->active++;
+    vigil__net_active_start(loop);
     if (timeout_ns > 0) {
         s->state |= VIGIL__S_CONN_TIMER;
         vigil_timer_start(loop, &s->timer, CLOCK_MONOTONIC, timeout_ns, 0, 0, connect_timer);
@@ -870,9 +872,9 @@ static void close_finished(vigil_loop *loop, struct vigil__deferred *d)
         s->next->prev = s->prev;
     s->next = s->prev = NULL;
     s->state = VIGIL__S_CLOSED;
-    loop->active--;
+    vigil__net_active_stop(loop);
     if (s->close_cb)
-        s->close_cb(loop, vigil__sock_pub(s));
+        VIGIL__NET_CALL(loop, s->close_cb(loop, vigil__sock_pub(s)));
 }
 
 void vigil__net_close_maybe(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
@@ -896,6 +898,17 @@ void vigil__net_close_maybe(vigil_loop *loop, struct vigil__net *n, struct vigil
     vigil__defer(loop, &s->later);
 }
 
+int vigil_sock_set_close_cb(vigil_sock *ps, vigil_sock_close_cb cb)
+{
+    if (!ps)
+        return -EINVAL;
+    struct vigil__sock *s = vigil__sock(ps);
+    if (!(s->state & VIGIL__S_OPEN))
+        return -EBADF;
+    s->on_close = cb;
+    return 0;
+}
+
 int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
 {
     if (!loop || !ps)
@@ -904,9 +917,9 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
     struct vigil__sock *s = vigil__sock(ps);
     if (!n || !(s->state & VIGIL__S_OPEN))
         return -EBADF;
-    s->close_cb = cb;
+    s->close_cb = cb ? cb : s->on_close; /* this call's own callback first */
     if (s->state & (VIGIL__S_RECV | VIGIL__S_ACCEPT))
-        loop->active--;
+        vigil__net_active_stop(loop);
     vigil__undefer(loop, &s->later);
     if (s->state & VIGIL__S_CONN_RETRY)
         connect_retry_cancel(loop, n, s);
@@ -915,9 +928,11 @@ int vigil_sock_close(vigil_loop *loop, vigil_sock *ps, vigil_sock_close_cb cb)
     /* Connections held for a next start that will not come. */
     for (int fd; s->held && (fd = take_held(n, s)) >= 0;)
         close(fd);
+    /* Off the list of sockets waiting for buffers: the struct may be freed once closed. */
+    vigil__net_unstarve(n, s);
     s->state = (s->state & (VIGIL__S_ARMED_RX | VIGIL__S_RX_CANCEL | VIGIL__S_RECV_HELD)) | VIGIL__S_CLOSING |
                VIGIL__S_SHUT_WR | VIGIL__S_SHUT_RD; /* the engine's own flags stay: it ends what they hold */
-    loop->active++; /* until close_cb */
+    vigil__net_active_start(loop); /* until close_cb */
     /* Stashed bytes nobody will read go back to the pool. */
     while (s->stash_head)
         vigil__net_buf_back(loop, n, stash_pop(n, s));

@@ -95,10 +95,36 @@ static void u_rx_update(vigil_loop *loop, struct vigil__net *n, struct vigil__so
         rx_arm(loop, s);
 }
 
+/* Fairness across connections. The loop's ring runs with DEFER_TASKRUN: a socket's
+ * readiness becomes task work that the kernel runs only inside io_uring_enter, and
+ * newer kernels (6.13 on) run at most 20 such items per enter (IO_LOCAL_TW_DEFAULT_MAX,
+ * or min_complete if larger). A turn's one enter waits for one completion, so with many
+ * busy connections a turn served about 20 of them; the rest waited in the kernel's
+ * queue, armed, with data, and no buffer taken, while a receive armed afresh (after
+ * -ENOBUFS, or a stream just started) ran inline at submission, ahead of that queue,
+ * every turn: 1,000 connections against http_hello, one got 147 MB while hundreds got
+ * nothing for seconds (issue 26; tests/net/fair_turns.c saw 20 of 700 served a turn,
+ * each waiting 35 turns). So at the completion point of a turn that had receives, if
+ * the kernel still flags task work (IORING_SQ_TASKRUN), one more enter asks for as many
+ * completions as a turn reads, with a zero timeout: the kernel runs all of the work at
+ * once (a wait it does not make), and its completions are read by the next turn, which
+ * does not sleep while they wait. One system call, and only in a turn that left work. */
+static void taskrun_rest(vigil_loop *loop, struct vigil__deferred *d)
+{
+    (void)d;
+    struct vigil__ring *r = loop->ring;
+    if (!r || !(IO_URING_READ_ONCE(*r->ring.sq.kflags) & IORING_SQ_TASKRUN))
+        return;
+    struct __kernel_timespec ts = {0, 0};
+    struct io_uring_getevents_arg arg = {.ts = (uint64_t)(uintptr_t)&ts};
+    (void)vigil__ring_enter(r, VIGIL__RING_DONE_CAP, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg);
+}
+
 static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags)
 {
     struct vigil__sock *s = of_rx(op);
     struct vigil__net *n = vigil__net_of(loop);
+    vigil__defer(loop, &n->tw_later); /* once per turn: taskrun_rest */
     bool more = flags & IORING_CQE_F_MORE;
     bool ours = s->state & VIGIL__S_RX_CANCEL; /* we cancelled it: -ECANCELED is no news */
     if (!more) {
@@ -216,7 +242,7 @@ static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t r
         s->ops--;
         s->zc_notifs--;
         if (--r->zc_notif == 0 && r->state == VIGIL__NR_IDLE && r->release)
-            r->release(loop, vigil__nreq_pub(r), r->result);
+            VIGIL__NET_CALL(loop, r->release(loop, vigil__nreq_pub(r), r->result));
         if (s->state & VIGIL__S_CLOSING)
             vigil__net_close_maybe(loop, n, s);
         return;
@@ -425,6 +451,7 @@ static int u_setup(vigil_loop *loop, struct vigil__net *n)
     if (pool_bytes >= ((size_t)2 << 20))
         (void)madvise(p->mem, pool_bytes, MADV_HUGEPAGE);
 #endif
+    n->tw_later.run = taskrun_rest;
     /* The first window; the stack (pool.c) has the lowest ids on top: they fill it. */
     p->window = p->count < RING_WINDOW_MIN ? p->count : RING_WINDOW_MIN;
     p->in_ring = 0;
