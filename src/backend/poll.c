@@ -11,6 +11,7 @@
  * closed while watched (POLLNVAL) is reported to its watchers as -EBADF.
  */
 #include "loop/turn.h"
+#include "sys/clock.h"
 #include "sys/sys.h"
 
 #include <errno.h>
@@ -115,8 +116,7 @@ static inline __attribute__((always_inline)) int be_turn(vigil_loop *loop, const
         apply(loop, state, loop->dirty[i]);
     struct timespec ts, *tp = NULL;
     if (w->timeout_ns >= 0) {
-        ts.tv_sec = w->timeout_ns / 1000000000;
-        ts.tv_nsec = w->timeout_ns % 1000000000;
+        ts = vigil__ns_to_ts(w->timeout_ns);
         tp = &ts;
     }
     int n = vigil__ppoll(state->pfd, (unsigned long)state->n, tp);

@@ -3,6 +3,7 @@
  * their table (net_int.h). Loop thread only.
  */
 #include "net/net_int.h"
+#include "sys/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -632,9 +633,7 @@ int vigil_sock_recv(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, void *
 
 static int64_t mono_ns(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+    return vigil__clock_ns(CLOCK_MONOTONIC);
 }
 
 static void connect_start(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
