@@ -78,14 +78,14 @@ def claim_cells(v):
     if v.threshold is None:
         thr = None
     elif not t.ref:
-        thr = f"{t.op} {fmt_num(v.threshold)}"
+        thr = f"{t.op} {lab_claims.fmt(v.threshold)}"
     else:
-        peer = fmt_num(v.ref)
+        peer = lab_claims.fmt(v.ref)
         if v.ref_rows:  # the peer's record as measured (a signed error keeps its sign)
             r = next(x for x in t.ref if x.matches(v.ref_rows[0]))
             peer = series_figure(r.stat(v.ref_rows[0]), v.ref_rows[0], r.key)
         factor = f"{t.factor:g}x " if t.factor != 1 else ""
-        thr = f"{t.op} {fmt_num(v.threshold)} ({factor}{peer}" + (f" + {t.plus:g}" if t.plus else "") + ")"
+        thr = f"{t.op} {lab_claims.fmt(v.threshold)} ({factor}{peer}" + (f" + {t.plus:g}" if t.plus else "") + ")"
     if v.state == lab_claims.MISSING and thr is None:
         thr = lab_claims.describe(v)  # which figures have no records
     ratio = f"{v.ratio:.2f}" if v.ratio is not None else None
@@ -161,21 +161,10 @@ def is_vigil(rec):
     return str(rec.get("system", "")).startswith("vigil")
 
 
-def fmt_num(v):
-    a = abs(v)
-    if a >= 1000:
-        return f"{v:,.0f}"
-    if a >= 100:
-        return f"{v:.0f}"
-    if a >= 10:
-        return f"{v:.1f}"
-    return f"{v:.2f}" if a >= 0.01 or v == 0 else f"{v:.2g}"
-
-
 def fmt_figure(v, rec, key):
     unit = UNITS.get(rec.get("metric"), str(rec.get("metric", "")))
     at = "" if key == "value" else f" ({key})"
-    return f"{fmt_num(v)} {unit}{at}"
+    return f"{lab_claims.fmt(v)} {unit}{at}"
 
 
 def _decimals(text):
@@ -315,20 +304,6 @@ def targets_html(claims, targets_path):
     return "".join(h)
 
 
-def load(path):
-    rows = []
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                try:
-                    r = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(r, dict):
-                    rows.append(r)
-    return rows
-
-
 def default_plot(fig, rows, param_keys):
     """One panel per metric: groups = parameter sets, bars = systems (median), with a
     mark up to the p99 (cut at 3x the highest median, so medians stay readable)."""
@@ -447,7 +422,7 @@ col.kc{width:30%} col.ks{width:14%} col.kv{width:18%} col.kt{width:22%} tr.bench
 
 def load_run(out):
     """(records, run.json's status, the run's meta) of the results folder."""
-    rows = load(os.path.join(out, "results.jsonl"))
+    rows = lab_claims.load(os.path.join(out, "results.jsonl"))
     status = {}
     try:
         with open(os.path.join(out, "run.json")) as f:

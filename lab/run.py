@@ -144,16 +144,7 @@ def fmt(x):
         x = float(x)
     except (TypeError, ValueError):
         return str(x)[:12]
-    if math.isnan(x):
-        return "-"
-    a = abs(x)
-    if a >= 1000:
-        return f"{x:,.0f}"
-    if a >= 100:
-        return f"{x:.0f}"
-    if a >= 10:
-        return f"{x:.1f}"
-    return f"{x:.2f}"
+    return "-" if math.isnan(x) else claims.fmt(x)
 
 
 def series_label(rec):

@@ -16,8 +16,9 @@
  * lab/common/count.h; bench.py runs it under lab/common/count.py (strace -f: worker
  * threads' calls count too), which prints syscalls_per_io, so set-up calls are left out.
  *
- * A system provides: sys_init(fb), sys_submit(fb, slots, n), sys_wait(fb) (waits for at
- * least one completion, calls fb_done(fb, slot) for each), sys_fini(fb).
+ * A system provides: sys_init(fb) (may set fb->keys), sys_submit(fb, slots, n),
+ * sys_wait(fb) (waits for at least one completion, calls fb_done(fb, slot) for each),
+ * sys_fini(fb); its main is fb_program(argc, argv, its name).
  */
 #ifndef VIGIL_LAB_FB_H
 #define VIGIL_LAB_FB_H
@@ -59,14 +60,13 @@ struct fb {
     uint64_t rng;
     int64_t failures;
     void *sys;             /* the system's state */
+    const char *keys;      /* extra keys of the records (vigil: engine, backend); "" if none */
 };
 
 static void sys_init(struct fb *fb);
 static void sys_submit(struct fb *fb, const int *slots, int n);
 static void sys_wait(struct fb *fb);
 static void sys_fini(struct fb *fb);
-/* Extra keys of the records (vigil: engine, backend); may be empty. */
-static const char *sys_keys(struct fb *fb);
 
 static inline void fb_usage(const char *prog)
 {
@@ -81,6 +81,7 @@ static inline void fb_parse(struct fb *fb, int argc, char **argv, const char *sy
 {
     memset(fb, 0, sizeof *fb);
     fb->system = system;
+    fb->keys = "";
     fb->depth = 256;
     fb->ms = bench_quick() ? 100 : 400;
     fb->batches[0] = 1, fb->batches[1] = 8, fb->batches[2] = 32, fb->nbatches = 3;
@@ -203,7 +204,7 @@ static inline const char *fb_keys(struct fb *fb, char *keys, size_t size)
 {
     char extra[256];
     snprintf(extra, sizeof extra, "\"file\":\"%s\",\"batch\":%d,\"depth\":%d,\"bs\":%zu%s%s", fb->file, fb->batch,
-             fb->depth, fb->bs, sys_keys(fb)[0] ? "," : "", sys_keys(fb));
+             fb->depth, fb->bs, fb->keys[0] ? "," : "", fb->keys);
     return rounds_keys(keys, size, "file-batch", fb->system, fb_case(fb), extra);
 }
 
@@ -258,6 +259,14 @@ static inline int fb_main(struct fb *fb)
     close(fb->fd);
     free(fb->mem);
     return fb->failures ? 1 : 0;
+}
+
+/* A system's whole program. */
+static inline int fb_program(int argc, char **argv, const char *system)
+{
+    struct fb fb;
+    fb_parse(&fb, argc, argv, system);
+    return fb_main(&fb);
 }
 
 #endif

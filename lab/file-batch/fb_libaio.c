@@ -58,15 +58,7 @@ static void sys_fini(struct fb *fb)
     io_destroy(ctx);
 }
 
-static const char *sys_keys(struct fb *fb)
-{
-    (void)fb;
-    return "";
-}
-
 int main(int argc, char **argv)
 {
-    struct fb fb;
-    fb_parse(&fb, argc, argv, "libaio");
-    return fb_main(&fb);
+    return fb_program(argc, argv, "libaio");
 }

@@ -90,15 +90,7 @@ static void sys_fini(struct fb *fb)
     io_uring_queue_exit(&ring);
 }
 
-static const char *sys_keys(struct fb *fb)
-{
-    (void)fb;
-    return "";
-}
-
 int main(int argc, char **argv)
 {
-    struct fb fb;
-    fb_parse(&fb, argc, argv, "liburing");
-    return fb_main(&fb);
+    return fb_program(argc, argv, "liburing");
 }

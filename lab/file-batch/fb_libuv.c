@@ -47,15 +47,7 @@ static void sys_fini(struct fb *fb)
     uv_loop_close(loop);
 }
 
-static const char *sys_keys(struct fb *fb)
-{
-    (void)fb;
-    return "";
-}
-
 int main(int argc, char **argv)
 {
-    struct fb fb;
-    fb_parse(&fb, argc, argv, "libuv");
-    return fb_main(&fb);
+    return fb_program(argc, argv, "libuv");
 }

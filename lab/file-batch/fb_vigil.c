@@ -59,6 +59,7 @@ static void sys_init(struct fb *fb)
     }
     snprintf(keys, sizeof keys, "\"engine\":\"%s\",\"backend\":\"%s\"", vigil_file_engine(loop),
              vigil_loop_backend(loop));
+    fb->keys = keys;
 }
 
 static void sys_submit(struct fb *fb, const int *slots, int n)
@@ -102,15 +103,7 @@ static void sys_fini(struct fb *fb)
     vigil_loop_free(loop);
 }
 
-static const char *sys_keys(struct fb *fb)
-{
-    (void)fb;
-    return keys;
-}
-
 int main(int argc, char **argv)
 {
-    struct fb fb;
-    fb_parse(&fb, argc, argv, "vigil");
-    return fb_main(&fb);
+    return fb_program(argc, argv, "vigil");
 }

@@ -137,13 +137,9 @@ static int handle_clear(HandleObject *h)
 
 static void handle_dealloc(HandleObject *h)
 {
-    PyTypeObject *tp = Py_TYPE(h);
-    PyObject_GC_UnTrack(h);
-    if (h->weakreflist)
-        PyObject_ClearWeakRefs((PyObject *)h);
+    vpy_dealloc_begin((PyObject *)h, h->weakreflist);
     handle_clear(h);
-    tp->tp_free((PyObject *)h);
-    Py_DECREF(tp);
+    vpy_dealloc_end((PyObject *)h);
 }
 
 /* ---------------------------------------------------------- cancel, run */
@@ -224,10 +220,7 @@ static PyObject *handle_cancelled(HandleObject *h, PyObject *unused)
 
 static PyObject *handle_get_context(HandleObject *h, PyObject *unused)
 {
-    if (!h->context)
-        Py_RETURN_NONE;
-    Py_INCREF(h->context);
-    return h->context;
+    return Py_NewRef(h->context ? h->context : Py_None);
 }
 
 static PyObject *handle_run_py(HandleObject *h, PyObject *unused)
@@ -256,10 +249,7 @@ static PyObject *handle_get_cancelled(HandleObject *h, void *c)
 
 static PyObject *handle_get_args(HandleObject *h, void *c)
 {
-    if (!h->args)
-        Py_RETURN_NONE;
-    Py_INCREF(h->args);
-    return h->args;
+    return Py_NewRef(h->args ? h->args : Py_None);
 }
 
 static PyObject *timer_when(TimerHandleObject *t, PyObject *unused)

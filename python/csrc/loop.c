@@ -135,15 +135,11 @@ static int loop_clear(LoopObject *l)
 
 static void loop_dealloc(LoopObject *l)
 {
-    PyTypeObject *tp = Py_TYPE(l);
-    PyObject_GC_UnTrack(l);
-    if (l->weakreflist)
-        PyObject_ClearWeakRefs((PyObject *)l);
+    vpy_dealloc_begin((PyObject *)l, l->weakreflist);
     loop_release(l);
     vpy_ring_free(&l->ready);
     free(l->pend);
-    tp->tp_free((PyObject *)l);
-    Py_DECREF(tp);
+    vpy_dealloc_end((PyObject *)l);
 }
 
 /* ------------------------------------------------------------ scheduling */
@@ -265,17 +261,26 @@ static int64_t sec_to_ns_ceil(double s)
     return (int64_t)ns;
 }
 
+/* call_later's and call_at's arguments: the time (args[0], a number, never None), then
+ * the callback's (parse_cb). */
+static int parse_time(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name,
+                      const char *if_none, double *t, PyObject **context)
+{
+    if (nargs < 1 || args[0] == Py_None) {
+        PyErr_SetString(PyExc_TypeError, if_none);
+        return -1;
+    }
+    if (parse_cb(args, nargs, kwnames, 1, name, context) < 0)
+        return -1;
+    *t = PyFloat_AsDouble(args[0]);
+    return *t == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *loop_call_later(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *context;
-    if (nargs < 1 || args[0] == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "delay must not be None");
-        return NULL;
-    }
-    if (parse_cb(args, nargs, kwnames, 1, "call_later", &context) < 0)
-        return NULL;
-    double delay = PyFloat_AsDouble(args[0]);
-    if (delay == -1.0 && PyErr_Occurred())
+    double delay;
+    if (parse_time(args, nargs, kwnames, "call_later", "delay must not be None", &delay, &context) < 0)
         return NULL;
     int64_t now = vpy_mono_ns();
     int64_t d = sec_to_ns_ceil(delay);
@@ -286,14 +291,8 @@ static PyObject *loop_call_later(LoopObject *l, PyObject *const *args, Py_ssize_
 static PyObject *loop_call_at(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *context;
-    if (nargs < 1 || args[0] == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "when cannot be None");
-        return NULL;
-    }
-    if (parse_cb(args, nargs, kwnames, 1, "call_at", &context) < 0)
-        return NULL;
-    double when = PyFloat_AsDouble(args[0]);
-    if (when == -1.0 && PyErr_Occurred())
+    double when;
+    if (parse_time(args, nargs, kwnames, "call_at", "when cannot be None", &when, &context) < 0)
         return NULL;
     return schedule_timer(l, when, sec_to_ns_ceil(when), args + 1, nargs - 1, context, "call_at");
 }

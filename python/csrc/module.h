@@ -41,6 +41,23 @@ static inline int vpy_exc_escapes(void)
     return PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_KeyboardInterrupt);
 }
 
+/* The two ends of every type's tp_dealloc (all are heap types with GC and weak
+ * references): untracked and its weak references cleared before its fields go; freed
+ * and the reference to its type dropped after. */
+static inline void vpy_dealloc_begin(PyObject *o, PyObject *weakreflist)
+{
+    PyObject_GC_UnTrack(o);
+    if (weakreflist)
+        PyObject_ClearWeakRefs(o);
+}
+
+static inline void vpy_dealloc_end(PyObject *o)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    tp->tp_free(o);
+    Py_DECREF(tp);
+}
+
 /* Raises OSError from a positive errno. Returns NULL. */
 PyObject *vpy_set_oserror(int err);
 

@@ -338,6 +338,18 @@ static int deliver_after_error(TransportObject *t, const char *msg)
     return proto_error(t, msg) < 0 ? -1 : DELIVER_NEXT;
 }
 
+/* Calls the protocol's method with arg (a new reference, which this takes; NULL when
+ * making it failed, which fails the call the same way). */
+static int deliver_call(TransportObject *t, PyObject *method, PyObject *arg, const char *failed)
+{
+    PyObject *r = arg ? PyObject_CallOneArg(method, arg) : NULL;
+    Py_XDECREF(arg);
+    if (!r)
+        return deliver_after_error(t, failed);
+    Py_DECREF(r);
+    return DELIVER_NEXT;
+}
+
 /* EOF (res 0) or a receive error (res < 0). */
 static int deliver_end(TransportObject *t, ssize_t res)
 {
@@ -374,13 +386,8 @@ static int deliver_into_buffer(TransportObject *t)
     t->rx_off += n;
     if (t->rx_off == (size_t)e->res)
         rx_pop(t);
-    PyObject *nb = PyLong_FromSize_t(n);
-    PyObject *r = nb ? PyObject_CallOneArg(t->buffer_updated, nb) : NULL;
-    Py_XDECREF(nb);
-    if (!r)
-        return deliver_after_error(t, "Fatal error: protocol.buffer_updated() call failed.");
-    Py_DECREF(r);
-    return DELIVER_NEXT;
+    return deliver_call(t, t->buffer_updated, PyLong_FromSize_t(n),
+                        "Fatal error: protocol.buffer_updated() call failed.");
 }
 
 /* A Protocol: consecutive receives become one bytes object (up to RX_JOIN_MAX) for
@@ -414,12 +421,7 @@ static int deliver_bytes(TransportObject *t)
             rx_pop(t);
         }
     }
-    PyObject *r = PyObject_CallOneArg(t->data_received, data);
-    Py_DECREF(data);
-    if (!r)
-        return deliver_after_error(t, "Fatal error: protocol.data_received() call failed.");
-    Py_DECREF(r);
-    return DELIVER_NEXT;
+    return deliver_call(t, t->data_received, data, "Fatal error: protocol.data_received() call failed.");
 }
 
 /* Hands the recorded receives to the protocol, in order, while it reads. */
@@ -839,10 +841,7 @@ static int tio_clear(TransportObject *t)
 
 static void tio_dealloc(TransportObject *t)
 {
-    PyTypeObject *tp = Py_TYPE(t);
-    PyObject_GC_UnTrack(t);
-    if (t->weakreflist)
-        PyObject_ClearWeakRefs((PyObject *)t);
+    vpy_dealloc_begin((PyObject *)t, t->weakreflist);
     tio_clear(t);
     sock_close(t); /* no receive stream and no send in flight: we hold no self-reference */
     vpy_ring_free(&t->rx);
@@ -852,8 +851,7 @@ static void tio_dealloc(TransportObject *t)
     }
     vpy_ring_free(&t->wq);
     Py_CLEAR(t->loop);
-    tp->tp_free((PyObject *)t);
-    Py_DECREF(tp);
+    vpy_dealloc_end((PyObject *)t);
 }
 
 static PyObject *m_set_protocol(TransportObject *t, PyObject *args)

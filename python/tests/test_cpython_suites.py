@@ -48,24 +48,29 @@ class _Errors:
         self.assertEqual([e["message"] + ": " + repr(e.get("exception")) for e in errs], [])
 
 
-class SockLowlevelTests(test_sock_lowlevel.BaseSockTestsMixin, test_utils.TestCase):
+class _VigilLoop:
+    """The suites' loop factory, under the two names they ask for it by."""
+
     def create_event_loop(self):
         return vigil.Loop()
 
-
-class SendfileTests(test_sendfile.SendfileTestsBase, test_utils.TestCase):
-    def create_event_loop(self):
-        return vigil.Loop()
+    new_loop = create_event_loop
 
 
-class BufferedProtocolTests(test_buffered_proto.BaseTestBufferedProtocol, unittest.TestCase):
-    def new_loop(self):
-        return vigil.Loop()
+class SockLowlevelTests(_VigilLoop, test_sock_lowlevel.BaseSockTestsMixin, test_utils.TestCase):
+    pass
 
 
-class StartServerTests(test_server.BaseStartServer, unittest.TestCase):
-    def new_loop(self):
-        return vigil.Loop()
+class SendfileTests(_VigilLoop, test_sendfile.SendfileTestsBase, test_utils.TestCase):
+    pass
+
+
+class BufferedProtocolTests(_VigilLoop, test_buffered_proto.BaseTestBufferedProtocol, unittest.TestCase):
+    pass
+
+
+class StartServerTests(_VigilLoop, test_server.BaseStartServer, unittest.TestCase):
+    pass
 
 
 class StartTLSTests(_Errors, test_sslproto.BaseStartTLS, unittest.TestCase):

@@ -469,26 +469,13 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
             return
         except (BlockingIOError, InterruptedError):
             pass
-        fut = self.create_future()
-        fd = sock.fileno()
 
-        def done_connecting():
-            if fut.done():
-                return
-            try:
-                err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-                if err != 0:
-                    raise OSError(err, f"Connect call failed {address}")
-            except (BlockingIOError, InterruptedError):
-                return
-            except (SystemExit, KeyboardInterrupt):
-                raise
-            except BaseException as exc:
-                fut.set_exception(exc)
-            else:
-                fut.set_result(None)
+        def connected():
+            err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if err != 0:
+                raise OSError(err, f"Connect call failed {address}")
 
-        self._sock_wait(fut, fd, True, done_connecting)
+        fut = self._sock_io(sock, True, connected)
         try:
             return await fut
         finally:

@@ -289,24 +289,12 @@ static int aio_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *r
     struct aio_state *st = f->engine_state;
     struct vigil__freq *fr = vigil__freq(req);
     switch (fr->route) {
-    case VIGIL__ROUTE_BACKLOG: {
-        vigil_file_req *prev = NULL;
-        for (vigil_file_req *r = st->bl_head; r; prev = r, r = vigil__freq(r)->next) {
-            if (r != req)
-                continue;
-            if (prev)
-                vigil__freq(prev)->next = fr->next;
-            else
-                st->bl_head = fr->next;
-            if (st->bl_tail == req)
-                st->bl_tail = prev;
-            break;
-        }
+    case VIGIL__ROUTE_BACKLOG:
+        vigil__freq_unlink(&st->bl_head, &st->bl_tail, req);
         fr->ctl_bits |= VIGIL__FREQ_CANCEL;
         fr->route = VIGIL__ROUTE_DONE;
         vigil__file_defer(f, req, -ECANCELED);
         return 0;
-    }
     case VIGIL__ROUTE_QUEUED:
     case VIGIL__ROUTE_WORKER:
         return vigil__fthr_cancel(f, req);

@@ -210,22 +210,10 @@ int vigil__fthr_cancel(struct vigil__file *f, vigil_file_req *req)
     struct vigil__freq *fr = vigil__freq(req);
     bool found = false;
     pthread_mutex_lock(&t->mu);
-    if (fr->route == VIGIL__ROUTE_QUEUED) {
-        vigil_file_req *prev = NULL;
-        for (vigil_file_req *r = t->head; r; prev = r, r = vigil__freq(r)->next) {
-            if (r != req)
-                continue;
-            if (prev)
-                vigil__freq(prev)->next = fr->next;
-            else
-                t->head = fr->next;
-            if (t->tail == req)
-                t->tail = prev;
-            t->qlen--;
-            fr->route = VIGIL__ROUTE_DONE;
-            found = true;
-            break;
-        }
+    if (fr->route == VIGIL__ROUTE_QUEUED && vigil__freq_unlink(&t->head, &t->tail, req)) {
+        t->qlen--;
+        fr->route = VIGIL__ROUTE_DONE;
+        found = true;
     }
     pthread_mutex_unlock(&t->mu);
     fr->ctl_bits |= VIGIL__FREQ_CANCEL;

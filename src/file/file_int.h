@@ -119,6 +119,24 @@ static inline bool vigil__freq_retry(vigil_file_req *r)
     fr->ctl_bits++;
     return true;
 }
+/* Takes req out of a FIFO of requests not started (head to tail, linked through next)
+ * if it is there; says whether it was. */
+static inline bool vigil__freq_unlink(vigil_file_req **head, vigil_file_req **tail, vigil_file_req *req)
+{
+    vigil_file_req *prev = NULL;
+    for (vigil_file_req *r = *head; r; prev = r, r = vigil__freq(r)->next) {
+        if (r != req)
+            continue;
+        if (prev)
+            vigil__freq(prev)->next = vigil__freq(req)->next;
+        else
+            *head = vigil__freq(req)->next;
+        if (*tail == req)
+            *tail = prev;
+        return true;
+    }
+    return false;
+}
 
 
 /* The kernel's MAX_RW_COUNT: a longer read or write is short anyway. */

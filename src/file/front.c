@@ -18,18 +18,16 @@ static void file_fini(vigil_loop *loop, void *state);
 
 /* ------------------------------------------------------------- per-loop state */
 
-static struct vigil__file *file_state(vigil_loop *loop)
+static void file_init(void *state)
 {
-    struct vigil__file *f = vigil__file_of(loop);
-    if (f)
-        return f;
-    f = calloc(1, sizeof *f);
-    if (!f)
-        return NULL;
+    struct vigil__file *f = state;
     f->bell_fd = -1;
     atomic_init(&f->done, NULL);
-    vigil__module_attach(loop, VIGIL__MOD_FILE, f, file_fini);
-    return f;
+}
+
+static struct vigil__file *file_state(vigil_loop *loop)
+{
+    return vigil__module_get(loop, VIGIL__MOD_FILE, sizeof(struct vigil__file), file_fini, file_init);
 }
 
 static const struct vigil__file_engine *engine_by_kind(int kind)

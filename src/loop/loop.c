@@ -25,6 +25,18 @@ void vigil__module_attach(vigil_loop *loop, enum vigil__module_id id, void *stat
     loop->mod_fini[id] = fini;
 }
 
+void *vigil__module_make(vigil_loop *loop, enum vigil__module_id id, size_t size, vigil__module_fini fini,
+                         void (*init)(void *state))
+{
+    void *state = calloc(1, size);
+    if (!state)
+        return NULL;
+    if (init)
+        init(state);
+    vigil__module_attach(loop, id, state, fini);
+    return state;
+}
+
 /* Reverse slot order (see loop.h). A module's fini may still run callbacks (file I/O
  * completes what is in flight) and use the modules below it. */
 static void modules_fini(vigil_loop *loop)

@@ -82,8 +82,8 @@ struct vigil__fd {
 enum { VIGIL__CLK_MONO = 0, VIGIL__CLK_BOOT = 1, VIGIL__CLK_REAL = 2, VIGIL__CLK_N = 3 };
 
 /* Modules. A feature keeps its per-loop state in a struct of its own, made by the
- * feature (on first use, or by vigil_loop_new for timers) and attached to its slot with
- * vigil__module_attach; vigil_loop_free calls each attached module's fini in reverse
+ * feature (on first use, through vigil__module_get, or by vigil_loop_new for timers) and
+ * attached to its slot with vigil__module_attach; vigil_loop_free calls each attached module's fini in reverse
  * slot order (sockets first, then file I/O, whose draining callbacks may still use timers; timers
  * last). */
 enum vigil__module_id {
@@ -165,6 +165,17 @@ static inline struct vigil__timers *vigil__timers_of(vigil_loop *loop)
 
 /* loop.c */
 void vigil__module_attach(vigil_loop *loop, enum vigil__module_id id, void *state, vigil__module_fini fini);
+/* Makes a module's state on first use: size zeroed bytes, given their first values by
+ * init (NULL: none), attached with fini. NULL when out of memory. */
+void *vigil__module_make(vigil_loop *loop, enum vigil__module_id id, size_t size, vigil__module_fini fini,
+                         void (*init)(void *state));
+/* The module's state, made by vigil__module_make the first time. */
+static inline void *vigil__module_get(vigil_loop *loop, enum vigil__module_id id, size_t size,
+                                      vigil__module_fini fini, void (*init)(void *state))
+{
+    void *state = loop->mod[id];
+    return state ? state : vigil__module_make(loop, id, size, fini, init);
+}
 
 /* fd.c: the fd table, fd watchers, failures, dispatch, the completion point, clocks */
 int vigil__fd_reserve(vigil_loop *loop, int fd);     /* grow the fd table to hold fd */

@@ -81,18 +81,16 @@ static void signals_fini(vigil_loop *loop, void *state)
     free(s);
 }
 
-static struct signals *signals_get(vigil_loop *loop)
+static void signals_init(void *state)
 {
-    struct signals *s = loop->mod[VIGIL__MOD_SIGNALS];
-    if (s)
-        return s;
-    s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
+    struct signals *s = state;
     s->fd = -1;
     sigemptyset(&s->mask);
-    vigil__module_attach(loop, VIGIL__MOD_SIGNALS, s, signals_fini);
-    return s;
+}
+
+static struct signals *signals_get(vigil_loop *loop)
+{
+    return vigil__module_get(loop, VIGIL__MOD_SIGNALS, sizeof(struct signals), signals_fini, signals_init);
 }
 
 int vigil_signal_start(vigil_loop *loop, vigil_signal *pub, int signo, vigil_signal_cb cb)

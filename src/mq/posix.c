@@ -137,16 +137,11 @@ out:
 
 mqd_t vigil_mq_open(const char *name, int oflag, ...)
 {
-    mode_t mode = 0;
-    struct mq_attr *attr = NULL;
-    if (oflag & O_CREAT) {
-        va_list ap;
-        va_start(ap, oflag);
-        mode = (mode_t)va_arg(ap, int);
-        attr = va_arg(ap, struct mq_attr *);
-        va_end(ap);
-    }
-    return vigil__mq_open_fd(name, oflag, mode, attr, -1);
+    va_list ap;
+    va_start(ap, oflag);
+    struct vigil__mq_create c = vigil__mq_create_args(oflag, ap);
+    va_end(ap);
+    return vigil__mq_open_fd(name, oflag, c.mode, c.attr, -1);
 }
 
 mqd_t vigil__mq_open_fd(const char *name, int oflag, mode_t mode, struct mq_attr *attr, int prog_fd)

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -53,6 +54,23 @@ extern struct vigil__mqd_ent vigil__mqd_table[VIGIL_MQ_OPEN_MAX] __attribute__((
  * program's mqd_t as vigil_mq_* find theirs, with no mapping to load first
  * (mq_preload.c, ent_of); the entry is tagged with prog_fd + 1 either way. */
 mqd_t vigil__mq_open_fd(const char *name, int oflag, mode_t mode, struct mq_attr *attr, int prog_fd);
+
+/* mq_open's optional arguments, mode then attr, passed only with O_CREAT; ap is as
+ * va_start left it after oflag (vigil_mq_open and the LD_PRELOAD library's mq_open). */
+struct vigil__mq_create {
+    mode_t mode;
+    struct mq_attr *attr;
+};
+
+static inline struct vigil__mq_create vigil__mq_create_args(int oflag, va_list ap)
+{
+    struct vigil__mq_create c = {0, NULL};
+    if (oflag & O_CREAT) {
+        c.mode = (mode_t)va_arg(ap, int);
+        c.attr = va_arg(ap, struct mq_attr *);
+    }
+    return c;
+}
 
 static inline int vigil__mqd_fail(int neg_errno)
 {

@@ -97,13 +97,7 @@ static void watchers_fini(vigil_loop *loop, void *state);
 
 static struct watchers *watchers_get(vigil_loop *loop)
 {
-    struct watchers *ws = loop->mod[VIGIL__MOD_MQ_WATCH];
-    if (ws)
-        return ws;
-    ws = calloc(1, sizeof *ws);
-    if (ws)
-        vigil__module_attach(loop, VIGIL__MOD_MQ_WATCH, ws, watchers_fini);
-    return ws;
+    return vigil__module_get(loop, VIGIL__MOD_MQ_WATCH, sizeof(struct watchers), watchers_fini, NULL);
 }
 
 static struct mqw_op *op_get(struct watchers *ws)

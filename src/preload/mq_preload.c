@@ -214,16 +214,11 @@ static mqd_t open_queue(const char *name, int oflag, mode_t mode, struct mq_attr
 
 EXPORT mqd_t mq_open(const char *name, int oflag, ...)
 {
-    mode_t mode = 0;
-    struct mq_attr *attr = NULL;
-    if (oflag & O_CREAT) {
-        va_list ap;
-        va_start(ap, oflag);
-        mode = (mode_t)va_arg(ap, int);
-        attr = va_arg(ap, struct mq_attr *);
-        va_end(ap);
-    }
-    return open_queue(name, oflag, mode, attr);
+    va_list ap;
+    va_start(ap, oflag);
+    struct vigil__mq_create c = vigil__mq_create_args(oflag, ap);
+    va_end(ap);
+    return open_queue(name, oflag, c.mode, c.attr);
 }
 
 /* _FORTIFY_SOURCE turns a two-argument mq_open into this. glibc's aborts when O_CREAT

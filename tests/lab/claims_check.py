@@ -19,17 +19,9 @@ import subprocess
 import sys
 import tempfile
 
-src = os.path.abspath(sys.argv[1])
-sys.path.insert(0, os.path.join(src, "lab"))
+from labcheck import check, fails, finish, src
+
 import claims  # noqa: E402
-
-fails = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fails.append(what)
 
 
 def rec(run, bench, system, metric, value, **kw):
@@ -137,5 +129,4 @@ try:
     check(re.search(r"reproduces: 2006, select/poll small fd sets", page) is not None, "the seed figure a claim reproduces is shown")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print(f"{len(fails)} failed" if fails else "claims: all checks passed")
-sys.exit(1 if fails else 0)
+finish("claims: all checks passed")

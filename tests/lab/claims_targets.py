@@ -26,8 +26,8 @@ import random
 import sys
 from contextlib import redirect_stdout
 
-src = os.path.abspath(sys.argv[1])
-sys.path.insert(0, os.path.join(src, "lab"))
+from labcheck import check, fails, finish, src
+
 import claims  # noqa: E402
 import run as lab  # noqa: E402
 
@@ -41,15 +41,6 @@ spec = importlib.util.spec_from_file_location("vigil_shared_targets", path)
 targets = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(targets)
 NOT_CLAIMS = ("timer-error pure-spin reference in the lab",)  # a reference series' presence, not a claim
-
-fails = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fails.append(what)
-
 
 bench_of = {name: getattr(targets, "BENCH", {}).get(name, name) for name in targets.CHECKS}
 checked = set(bench_of.values())
@@ -132,5 +123,4 @@ for seed in range(100):
         if theirs != ours:
             differ.append(f"seed {seed} {bench}: checker {theirs}, claims {ours} (verdicts, holding)")
 check(not differ, f"on 100 random draws the claims and the checker agree, benchmark by benchmark ({differ[:3]})")
-print(f"{len(fails)} failed" if fails else "claims and targets: all checks passed")
-sys.exit(1 if fails else 0)
+finish("claims and targets: all checks passed")

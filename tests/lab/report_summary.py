@@ -25,19 +25,11 @@ import subprocess
 import sys
 import tempfile
 
-src = os.path.abspath(sys.argv[1])
+from labcheck import check, fails, finish, src
+
 fixture = os.path.join(src, "tests", "lab", "results.jsonl")
-sys.path.insert(0, os.path.join(src, "lab"))
 import report  # noqa: E402
 import claims  # noqa: E402
-
-fails = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fails.append(what)
 
 
 def render(tmp, targets):
@@ -71,7 +63,7 @@ def summary_rows(page):
 
 def number_in(text, value):
     """`value` shown in `text` as the report formats it."""
-    return report.fmt_num(float(value)) in text
+    return claims.fmt(float(value)) in text
 
 
 def fits(page):
@@ -141,5 +133,4 @@ try:
         check(fits(page), "tables fit the page width (with targets)")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print(f"{len(fails)} failed" if fails else "report summary: all checks passed")
-sys.exit(1 if fails else 0)
+finish("report summary: all checks passed")

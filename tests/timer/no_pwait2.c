@@ -4,34 +4,16 @@
  * at the absolute deadline. The refusal is a seccomp filter installed in this process
  * only (ENOSYS for epoll_pwait2), as tests/uring/fallback_seccomp.c refuses io_uring.
  * Runs on every backend: uring and poll never call epoll_pwait2 and must not care. */
+#include "seccomp.h"
 #include "tt.h"
 
 #include <dirent.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef __NR_epoll_pwait2
 #define __NR_epoll_pwait2 441
 #endif
-
-static void refuse_epoll_pwait2(void)
-{
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_epoll_pwait2, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-        vt_skip("PR_SET_NO_NEW_PRIVS refused");
-    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-        vt_skip("seccomp filters refused here");
-}
 
 /* How many timerfds this process holds. */
 static int timerfds(void)
@@ -66,7 +48,7 @@ static void on_timer(vigil_loop *loop, vigil_timer *t)
 
 int main(void)
 {
-    refuse_epoll_pwait2();
+    vt_refuse_syscall(__NR_epoll_pwait2, ENOSYS);
     struct timespec ts = {0, 1000};
     CHECK_EQ(syscall(__NR_epoll_pwait2, -1, NULL, 1, &ts, NULL, 0), -1);
     CHECK_EQ(errno, ENOSYS);

@@ -2,15 +2,12 @@
  * EPERM), AUTO falls back to epoll and says why, a forced io_uring loop fails with
  * -ENOSYS (or -EPERM), and epoll_ctl_batch still works (on its epoll path). The refusal
  * is a seccomp filter installed in this process only: nothing machine-wide changes. */
+#include "seccomp.h"
 #include "vt.h"
 #include "vigil/epoll1.h"
 
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,27 +17,12 @@
 
 int vigil__epoll1_path(void);
 
-static void refuse_io_uring_setup(void)
-{
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-        vt_skip("PR_SET_NO_NEW_PRIVS refused");
-    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-        vt_skip("seccomp filters refused here");
-}
-
 int main(void)
 {
     /* The test chooses backends itself. */
     unsetenv("VIGIL_BACKEND");
     unsetenv("VIGIL_EPOLL1_PATH");
-    refuse_io_uring_setup();
+    vt_refuse_syscall(__NR_io_uring_setup, EPERM);
     CHECK_EQ(syscall(__NR_io_uring_setup, 8, NULL), -1);
     CHECK_EQ(errno, EPERM);
 
