@@ -57,11 +57,7 @@ try:
     for rnd in range(5):
         socks = []
         for _ in range(40):
-            s = socket.socket()
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.connect(("127.0.0.1", srv.port))
-            s.setblocking(False)
-            socks.append(s)
+            socks.append(srv.slow_reader())
         for _ in range(3):
             for s in socks:
                 try:
@@ -84,10 +80,7 @@ try:
     idle = [srv.connect() for _ in range(50)]
     stuck = []
     for _ in range(50):
-        s = socket.socket()
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        s.connect(("127.0.0.1", srv.port))
-        s.setblocking(False)
+        s = srv.slow_reader()
         try:
             s.send(chunk)
         except BlockingIOError:

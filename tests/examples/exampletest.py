@@ -55,6 +55,26 @@ class Server:
             raise AssertionError(f"the server did not exit within {timeout} s of {sig.name}: {err[-2000:]}")
         return self.proc.returncode, err
 
+    def slow_reader(self):
+        """A connection that reads little: a 4 KiB receive buffer, non-blocking (its peer's
+        answers back up in the server)."""
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", self.port))
+        s.setblocking(False)
+        return s
+
+    def finish(self, ok):
+        """A test's end: the server must stop on SIGTERM with status 0 and no sanitizer
+        report, else the test fails; it is killed if still running. Returns the verdict."""
+        try:
+            self.check_exit()
+        except AssertionError as e:
+            print(e)
+            ok = False
+        self.kill()
+        return ok
+
     def check_exit(self, sig=signal.SIGTERM, timeout=20):
         rc, err = self.stop(sig, timeout)
         bad = [w for w in ("LeakSanitizer", "AddressSanitizer", "runtime error") if w in err]
@@ -109,3 +129,9 @@ def reset(s):
 
 def backend():
     return os.environ.get("VIGIL_BACKEND", "auto")
+
+
+def verdict(name, ok):
+    """Prints a test's verdict; its exit status."""
+    print(f"{name}:", "pass" if ok else "FAIL", backend())
+    return 0 if ok else 1

@@ -12,7 +12,7 @@ one piece or byte by byte) and bad chunked syntax gets 400, a head over 8 KiB 43
 Run once per backend (VIGIL_BACKEND)."""
 import http.client, random, re, sys, time
 
-from exampletest import Server, backend, read_all
+from exampletest import Server, backend, read_all, verdict
 
 LINGER_S = 1.0
 srv = Server(sys.argv[1], "--lingering-timeout", int(LINGER_S * 1000))
@@ -168,10 +168,5 @@ try:
     assert st["bufs_lent"] == 0 and st["works"] == 0 and st["sending"] == 0, st
     ok = True
 finally:
-    try:
-        srv.check_exit()
-    except AssertionError as e:
-        print(e); ok = False
-    srv.kill()
-print("http_hello:", "pass" if ok else "FAIL", backend())
-sys.exit(0 if ok else 1)
+    ok = srv.finish(ok)
+sys.exit(verdict("http_hello", ok))

@@ -29,11 +29,7 @@ def answered(s):
 def flooders(srv, n):
     socks = []
     for _ in range(n):
-        s = socket.socket()
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        s.connect(("127.0.0.1", srv.port))
-        s.setblocking(False)
-        socks.append(s)
+        socks.append(srv.slow_reader())
     flood = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" * 4096
     end = time.monotonic() + 30
     while srv.stats()["sending"] < n:
