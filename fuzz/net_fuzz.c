@@ -40,11 +40,26 @@
  *           callback (a send's end, data, an own receive's end) itself calls, from
  *           inside the callback, per b % 5: vigil_sock_close, vigil_net_cancel of a
  *           busy send, a new send (slot and length from c), vigil_sock_shutdown
- *           (SHUT_WR), vigil_sock_recv_stop
+ *           (SHUT_WR), vigil_sock_recv_stop; (c & 15) == 14: a peer in another process
+ *           (op_remote, at most NREMOTE per input): a fifth socket, its peer end held
+ *           by a forked child that reads (b % 4) * 3000 bytes, checking each against
+ *           the stream sent and reporting its count over a pipe, then STOPS READING;
+ *           1 + (c >> 4) % 4 sends (plain, vectored, zero-copy) back up behind it and
+ *           must stay pending, none ending with an error; c & 64 cancels one; c & 128
+ *           closes the socket; then the child is KILLED (SIGKILL): every send ends once,
+ *           whole or -EPIPE / -ECONNRESET (-ECANCELED only if cancelled or closed),
+ *           whole ones in start order, each zero-copy release once after its callback;
+ *           what the child read is a prefix of the stream (up to a cancelled send)
  *     14    close the socket (c & 1 only, else a turn that never sleeps)
  *     15    sleep (b % 4) * 50 us: the kernel moves bytes meanwhile
  *   Calls the model says must fail are made too, and must fail as documented (a send
  *   on a busy request -EBUSY, after SHUT_WR -EPIPE, a second close -EBADF...).
+ *
+ * HALF-CLOSE: op 12 (or a reaction) shuts a socket's sending side; its peer's stream or
+ * own receive must see end of stream (0) only after that (or the peer's close, or its
+ * own SHUT_RD), no bytes after it, and what the half-closed socket still sends arrives
+ * whole and in order (the end checks every byte). A peer that never reads is op 13's
+ * child above (the four sockets read at the end).
  *
  * Also checked after every operation and inside every callback: each pool buffer is in
  * one place (vigil_net_pool_stats_get: free + in_ring + stashed + lent == size), and at
@@ -58,6 +73,12 @@
  * buffer lent at the end", and fds not at all. With them, the random driver finds that
  * bug on b83d95b on every backend (io_uring: the NULL dereference in send_done; epoll
  * and poll: "send callback twice") within its 2000 inputs.
+ *
+ * FOUND by the remote peer (its zero-copy sends on AF_UNIX): on io_uring,
+ * vigil_sock_send_zc on a socket without SEND_ZC (AF_UNIX) ended with -EOPNOTSUPP
+ * instead of sending a copy as documented; the four sockets' model took any error of
+ * a send as "tainted" and so missed it (fuzz/crashes/net/zero-copy-send-on-unix-
+ * socket-uring.bin; tests/net/zc_unix.c).
  *
  * Built two ways, as the mq harness: with clang's libFuzzer (fuzz/CMakeLists.txt,
  * VIGIL_FUZZ; scripts/fuzz.sh) and with net_driver.c, a random driver ctest runs under
