@@ -8,7 +8,7 @@
 #include "rand_driver.h"
 
 extern unsigned long net_fuzz_inputs, net_fuzz_calls, net_fuzz_bytes, net_fuzz_refused, net_fuzz_cancelled,
-    net_fuzz_backend[4], net_fuzz_dgrams, net_fuzz_reactions, net_fuzz_resets;
+    net_fuzz_backend[4], net_fuzz_dgrams, net_fuzz_reactions, net_fuzz_resets, net_fuzz_kills, net_fuzz_remote_bytes;
 
 /* Operation codes (net_fuzz.c's numbering) weighted: sends, receives and turns most. */
 static const uint8_t weight[16] = {6, 6, 3, 2, 5, 3, 4, 2, 4, 4, 4, 2, 1, 4, 1, 2};
@@ -23,12 +23,12 @@ static int report(long inputs, const char *backend)
 {
     printf("%ld random inputs on %s: no crash, every check held; %lu calls (%lu refused as the model said), "
            "%lu bytes received and checked (%lu datagrams), %lu requests ended cancelled, %lu calls from inside "
-           "callbacks, %lu resets; loops: %lu uring, %lu epoll, %lu poll\n",
+           "callbacks, %lu resets, %lu peers killed in a child process (%lu bytes read there and checked); loops: %lu uring, %lu epoll, %lu poll\n",
            inputs, backend, net_fuzz_calls, net_fuzz_refused, net_fuzz_bytes, net_fuzz_dgrams, net_fuzz_cancelled,
-           net_fuzz_reactions, net_fuzz_resets, net_fuzz_backend[0], net_fuzz_backend[1], net_fuzz_backend[2]);
+           net_fuzz_reactions, net_fuzz_resets, net_fuzz_kills, net_fuzz_remote_bytes, net_fuzz_backend[0], net_fuzz_backend[1], net_fuzz_backend[2]);
     if (!net_fuzz_bytes || !net_fuzz_refused || !net_fuzz_cancelled || (inputs >= 100 && !net_fuzz_dgrams) ||
-        (inputs >= 100 && (!net_fuzz_reactions || !net_fuzz_resets))) {
-        fprintf(stderr, "the driver did not reach data, datagrams, refusals, cancellations, reactions and resets\n");
+        (inputs >= 100 && (!net_fuzz_reactions || !net_fuzz_resets || !net_fuzz_kills))) {
+        fprintf(stderr, "the driver did not reach data, datagrams, refusals, cancellations, reactions, resets and killed peers\n");
         return 1;
     }
     return 0;

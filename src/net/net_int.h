@@ -52,6 +52,7 @@
 #define VIGIL__S_RECV_HELD 0x10000u /* uring: an own-buffer receive waits for the multishot op to end */
 #define VIGIL__S_DGRAM_SOCK 0x20000u /* the socket keeps message boundaries (not SOCK_STREAM) */
 #define VIGIL__S_CONN_RETRY 0x40000u /* the connect waits for its retry (the timer, CONN_TIMER too) */
+#define VIGIL__S_NO_ZC 0x80000u     /* uring: the kernel refused SEND_ZC here (AF_UNIX): zero-copy sends copy */
 
 enum { VIGIL__NK_SEND = 1, VIGIL__NK_SENDV, VIGIL__NK_SENDZC, VIGIL__NK_SENDTO, VIGIL__NK_RECV, VIGIL__NK_CONNECT };
 enum { VIGIL__RX_ACCEPT = 1, VIGIL__RX_RECV, VIGIL__RX_RECVMSG };

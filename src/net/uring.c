@@ -205,6 +205,10 @@ static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s
         io_uring_prep_send(sqe, s->fd, r->buf + r->done, r->len - r->done, fl);
         break;
     case VIGIL__NK_SENDZC:
+        if (s->state & VIGIL__S_NO_ZC) { /* copied, as vigil_sock_send; release right after cb */
+            io_uring_prep_send(sqe, s->fd, r->buf + r->done, r->len - r->done, fl);
+            break;
+        }
         io_uring_prep_send_zc(sqe, s->fd, r->buf + r->done, r->len - r->done, fl, 0);
         break;
     case VIGIL__NK_SENDV: {
@@ -256,6 +260,15 @@ static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t r
     if ((res == -EAGAIN || res == -EINTR) && !r->cancel && (s->state & VIGIL__S_OPEN)) {
         u_send(loop, n, s, r); /* again: the kernel had nothing to wait on */
         return;
+    }
+    if (res == -EOPNOTSUPP && r->kind == VIGIL__NK_SENDZC) {
+        /* No zero-copy on this socket (AF_UNIX): a copy, as documented (nothing was sent). */
+        s->state |= VIGIL__S_NO_ZC;
+        if (!r->cancel && (s->state & VIGIL__S_OPEN)) {
+            u_send(loop, n, s, r);
+            return;
+        }
+        res = -ECANCELED;
     }
     ssize_t out = res;
     if (r->kind != VIGIL__NK_SENDTO && res >= 0) {
