@@ -8,7 +8,10 @@ prints a line `ready` on stdout once listening and exits 0 on SIGTERM or SIGINT.
 driver picks the port (free_port), starts the server with Server(...), runs its client
 and reads Server.cpu_ns() around the measured window. A server that prints no `ready`
 (nginx) is ready when its port takes a connection (ready="port").
+A driver's command line starts from args() (--bin, --system, --tmp); skip() ends it
+with exit status 77 and the reason.
 """
+import argparse
 import os
 import resource
 import select
@@ -143,6 +146,20 @@ def start(argv_of, tries=3, **kw):
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
+
+
+def skip(why):
+    print(f"skip: {why}", file=sys.stderr)
+    sys.exit(77)
+
+
+def args(doc, systems=("vigil", "nginx")):
+    """A driver's parser: --bin (the build's program folder), --system, --tmp; the driver adds its own."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--system", choices=systems, required=True)
+    ap.add_argument("--tmp", required=True)
+    return ap
 
 
 class Server:

@@ -12,8 +12,7 @@
 struct conn {
     int fd;
     int http_state;  /* HTTP mode: srv_http_ends()'s state */
-    size_t len, off; /* bytes kept after a short write: pend[off .. len) */
-    char *pend;
+    struct srv_rest rest; /* what a short write left */
 };
 
 static char buf[65536];
@@ -23,18 +22,8 @@ static void drop(int ep, struct conn *c)
 {
     epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
-    free(c->pend);
+    free(c->rest.buf);
     free(c);
-}
-
-/* Writes pend; returns -1 on an error, 0 when all is written, 1 when bytes remain. */
-static int flush_pending(struct conn *c)
-{
-    ssize_t n = write(c->fd, c->pend + c->off, c->len - c->off);
-    if (n < 0)
-        return errno == EAGAIN ? 1 : -1;
-    c->off += (size_t)n;
-    return c->off < c->len;
 }
 
 int main(int argc, char **argv)
@@ -78,13 +67,11 @@ int main(int argc, char **argv)
                 }
                 continue;
             }
-            if (c->pend) { /* EPOLLOUT: the rest of a short write */
-                int r = flush_pending(c);
+            if (c->rest.buf) { /* EPOLLOUT: the rest of a short write */
+                int r = srv_rest_flush(&c->rest, c->fd);
                 if (r < 0) {
                     drop(ep, c);
                 } else if (r == 0) {
-                    free(c->pend);
-                    c->pend = NULL;
                     struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
                     epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &e);
                 }
@@ -117,12 +104,7 @@ int main(int argc, char **argv)
                 continue;
             }
             if (w < r) {
-                if (w < 0)
-                    w = 0;
-                c->len = (size_t)(r - w);
-                c->off = 0;
-                c->pend = malloc(c->len);
-                memcpy(c->pend, out + w, c->len);
+                srv_rest_keep(&c->rest, out, w, r);
                 struct epoll_event e = {.events = EPOLLOUT, .data.ptr = c};
                 epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &e);
             }

@@ -18,6 +18,7 @@
 #define NET_ECHO_SRV_H
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -27,6 +28,39 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+/* What a short write left of an answer, written when the connection is writable again:
+ * buf[off .. len) (buf NULL: nothing left). */
+struct srv_rest {
+    char *buf;
+    size_t len, off;
+};
+
+/* Keeps p[done .. n) after a write that took done of n bytes (done < 0: none). */
+static inline void srv_rest_keep(struct srv_rest *k, const char *p, ssize_t done, ssize_t n)
+{
+    if (done < 0)
+        done = 0;
+    k->len = (size_t)(n - done);
+    k->off = 0;
+    k->buf = malloc(k->len);
+    memcpy(k->buf, p + done, k->len);
+}
+
+/* Writes the rest to fd: -1 on an error, 0 when all is written (the rest freed), 1 when
+ * bytes remain. */
+static inline int srv_rest_flush(struct srv_rest *k, int fd)
+{
+    ssize_t n = write(fd, k->buf + k->off, k->len - k->off);
+    if (n < 0)
+        return errno == EAGAIN ? 1 : -1;
+    k->off += (size_t)n;
+    if (k->off < k->len)
+        return 1;
+    free(k->buf);
+    k->buf = NULL;
+    return 0;
+}
 
 /* The port of argv[1], or exits 2. */
 static inline int srv_port(int argc, char **argv)

@@ -13,7 +13,6 @@ CPU 1 against it, stops the server and prints the records:
 
 Exit 77 (skipped) when the program, nginx or wrk is missing.
 """
-import argparse
 import json
 import math
 import os
@@ -42,15 +41,10 @@ end
 """
 
 
-def skip(why):
-    print(f"skip: {why}", file=sys.stderr)
-    sys.exit(77)
-
-
 def nginx_argv(tmp, port):
     argv = netsrv.nginx_argv(tmp, port)  # worker_connections 4096, worker_rlimit_nofile 8192
     if not argv:
-        skip("nginx is not installed (Debian: nginx-light)")
+        netsrv.skip("nginx is not installed (Debian: nginx-light)")
     return argv
 
 
@@ -98,21 +92,18 @@ def run_wrk(wrk, port, conns, seconds, tmp):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--system", choices=("vigil", "nginx"), required=True)
+    ap = netsrv.args(__doc__)
     ap.add_argument("--conns", type=int, required=True)
     ap.add_argument("--seconds", type=float, default=1.5)
-    ap.add_argument("--tmp", required=True)
     a = ap.parse_args(argv)
     wrk = shutil.which("wrk")
     if not wrk:
-        skip("wrk is not installed")
+        netsrv.skip("wrk is not installed")
     port = netsrv.free_port()
     if a.system == "vigil":
         prog = os.path.join(a.bin, "http_hello")
         if not os.access(prog, os.X_OK):
-            skip("program http_hello not built")
+            netsrv.skip("program http_hello not built")
         server, ready, case, stop = [prog, port], "line", "http_hello example", signal.SIGTERM
     else:
         server, ready, case, stop = nginx_argv(a.tmp, port), "port", "return 200", signal.SIGTERM

@@ -29,7 +29,6 @@ its figure is then (VmRSS loaded - VmRSS none) / held_conns, the connections it 
 
 Exit 77 (skipped) when the program or nginx is missing.
 """
-import argparse
 import json
 import os
 import signal
@@ -51,11 +50,6 @@ ABORT = struct.pack("ii", 1, 0)
 def abort(s):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, ABORT)
     s.close()
-
-
-def skip(why):
-    print(f"skip: {why}", file=sys.stderr)
-    sys.exit(77)
 
 
 def one_request(port):
@@ -107,14 +101,14 @@ def measure(a, n):
     if a.system == "vigil":
         prog = os.path.join(a.bin, "http_hello")
         if not os.access(prog, os.X_OK):
-            skip("program http_hello not built")
+            netsrv.skip("program http_hello not built")
         # keep-alive for an hour, as nginx's configuration says (netsrv.NGINX_CONF): making
         # 10,000 connections one at a time takes longer than the default 75 s on poll
         argv_of = lambda port: [prog, "--keepalive-timeout", "3600000", port]  # noqa: E731
         ready, env = "line", {"VIGIL_BACKEND": a.backend}
     else:
         if not netsrv.nginx_argv(a.tmp, 0):
-            skip("nginx is not installed (Debian: nginx-light)")
+            netsrv.skip("nginx is not installed (Debian: nginx-light)")
 
         def argv_of(port):
             return netsrv.nginx_argv(a.tmp, port, conns=a.worker_connections or a.idle_conns + 64,
@@ -161,16 +155,13 @@ def held_rss(a, srv, pid, port, n, conns):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--system", choices=("vigil", "nginx"), required=True)
+    ap = netsrv.args(__doc__)
     ap.add_argument("--backend")
     ap.add_argument("--idle-conns", type=int, default=10000)
-    ap.add_argument("--tmp", required=True)
     ap.add_argument("--worker-connections", type=int, help="nginx: worker_connections (default N + 64)")
     a = ap.parse_args(argv)
     if netsrv.raise_nofile(a.idle_conns + 256) < a.idle_conns + 256:
-        skip(f"{a.idle_conns} connections need {a.idle_conns + 256} files here; the hard limit is lower")
+        netsrv.skip(f"{a.idle_conns} connections need {a.idle_conns + 256} files here; the hard limit is lower")
     base, held0 = measure(a, 0)
     loaded, held1 = measure(a, a.idle_conns)
     held = min(held1 - held0, a.idle_conns)

@@ -10,11 +10,9 @@ into one record per case. Cases:
 "receive" each timed alone (a batch of sends fills the queue, a batch of receives empties
 it), and "clock_gettime" (kernel program): one clock read, the cost that timing each call
 alone, as the 2012 selftest did, adds to every figure."""
-import os
-
 import plotting
 import rounds
-from mqsteps import env_of
+from mqsteps import CPUS, env_of, systems
 
 NAME = "mq-empty"
 TITLE = "Empty-queue send+receive, 16-byte messages (ns per operation, median of 64-op batches)"
@@ -23,10 +21,8 @@ SEED = ("2012, 'ipc/mqueue: add rbtree node caching support': empty-queue send/r
         "with a per-thread CPU clock. vigil's targets: its send+receive pair at most 0.08x the "
         "kernel's and no slower than Boost's.")
 
-SYSTEMS = [("mq_empty_kernel", "kernel"), ("mq_empty_boost", "boost"), ("mq_empty_vigil", "vigil"),
-           ("mq_empty_kernel", "vigil-preload")]
+SYSTEMS = systems("mq_empty")
 PARAMS = ("msg_bytes",)
-CPUS = min(2, os.cpu_count() or 1)  # round r pins every system to CPU r % CPUS (mqlab.h: --cpu)
 
 
 def plan(ctx):

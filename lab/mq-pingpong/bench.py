@@ -9,11 +9,9 @@ different CPUs (round r: parent on CPU r % 2, echo on the other), a cross-core r
 trip: left to the scheduler they sometimes share one CPU and sometimes not, from run to
 run, and every system's figures move 2x with that (same CPU, this machine: kernel ~7.4 us,
 Boost ~11 us, vigil ~4 us; separate CPUs: ~15, ~14, ~0.5 us)."""
-import os
-
 import plotting
 import rounds
-from mqsteps import env_of
+from mqsteps import CPUS, env_of, systems
 NAME = "mq-pingpong"
 TITLE = "Cross-process blocking round trip over two queues (us per round trip)"
 SEED = ("2012 mqueue patches measured single-process send/receive; the cross-process case "
@@ -21,11 +19,9 @@ SEED = ("2012 mqueue patches measured single-process send/receive; the cross-pro
         "waiting receiver). vigil's target with 16-byte messages: round-trip p50 at most 0.5x the "
         "better of the kernel's and Boost's, and a p99 no worse than either's.")
 
-SYSTEMS = [("mq_pingpong_kernel", "kernel"), ("mq_pingpong_boost", "boost"), ("mq_pingpong_vigil", "vigil"),
-           ("mq_pingpong_kernel", "vigil-preload")]
+SYSTEMS = systems("mq_pingpong")
 SIZES = (16, 4096, 65536)
 PARAMS = ("msg_bytes",)
-CPUS = min(2, os.cpu_count() or 1)
 
 
 def plan(ctx):

@@ -10,8 +10,7 @@
 
 struct conn {
     ev_io rd, wr;
-    char *pend;
-    size_t len, off;
+    struct srv_rest rest; /* what a short write left */
 };
 
 static char buf[65536];
@@ -21,7 +20,7 @@ static void drop(struct ev_loop *loop, struct conn *c)
     ev_io_stop(loop, &c->rd);
     ev_io_stop(loop, &c->wr);
     close(c->rd.fd);
-    free(c->pend);
+    free(c->rest.buf);
     free(c);
 }
 
@@ -29,16 +28,12 @@ static void on_write(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)revents;
     struct conn *c = (struct conn *)((char *)w - offsetof(struct conn, wr));
-    ssize_t n = write(w->fd, c->pend + c->off, c->len - c->off);
-    if (n < 0 && errno != EAGAIN) {
+    int r = srv_rest_flush(&c->rest, w->fd);
+    if (r < 0) {
         drop(loop, c);
         return;
     }
-    if (n > 0)
-        c->off += (size_t)n;
-    if (c->off == c->len) {
-        free(c->pend);
-        c->pend = NULL;
+    if (r == 0) {
         ev_io_stop(loop, &c->wr);
         ev_io_start(loop, &c->rd);
     }
@@ -60,12 +55,7 @@ static void on_read(struct ev_loop *loop, ev_io *w, int revents)
         return;
     }
     if (n < r) { /* keep the rest, stop reading until it is written */
-        if (n < 0)
-            n = 0;
-        c->len = (size_t)(r - n);
-        c->off = 0;
-        c->pend = malloc(c->len);
-        memcpy(c->pend, buf + n, c->len);
+        srv_rest_keep(&c->rest, buf, n, r);
         ev_io_stop(loop, &c->rd);
         ev_io_start(loop, &c->wr);
     }

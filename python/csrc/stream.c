@@ -885,24 +885,32 @@ static PyObject *m_set_protocol(TransportObject *t, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *m_start_reading(TransportObject *t, PyObject *unused)
+/* The reading state applied after a change of flags: None, or NULL with the error set. */
+static PyObject *rx_applied(TransportObject *t)
 {
-    if (t->flags & (TF_CLOSING | TF_DETACHED | TF_STARTED))
-        Py_RETURN_NONE;
-    t->flags |= TF_STARTED;
     if (tio_rx_update(t) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
 
+/* Sets reading flag f and applies it, unless one of the flags in skip is set (f among
+ * them: it is set already): then nothing changes. */
+static PyObject *rx_flag_set(TransportObject *t, unsigned skip, unsigned f)
+{
+    if (t->flags & skip)
+        Py_RETURN_NONE;
+    t->flags |= f;
+    return rx_applied(t);
+}
+
+static PyObject *m_start_reading(TransportObject *t, PyObject *unused)
+{
+    return rx_flag_set(t, TF_CLOSING | TF_DETACHED | TF_STARTED, TF_STARTED);
+}
+
 static PyObject *m_pause_reading(TransportObject *t, PyObject *unused)
 {
-    if (t->flags & (TF_CLOSING | TF_PAUSED))
-        Py_RETURN_NONE;
-    t->flags |= TF_PAUSED;
-    if (tio_rx_update(t) < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return rx_flag_set(t, TF_CLOSING | TF_PAUSED, TF_PAUSED);
 }
 
 static PyObject *m_resume_reading(TransportObject *t, PyObject *unused)
@@ -913,17 +921,13 @@ static PyObject *m_resume_reading(TransportObject *t, PyObject *unused)
     /* What was received before the pause goes first: from the ready queue. */
     if (t->rx.len && (t->flags & TF_STARTED) && queue_self(t) < 0)
         return NULL;
-    if (tio_rx_update(t) < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return rx_applied(t);
 }
 
 static PyObject *m_stop_reading_eof(TransportObject *t, PyObject *unused)
 {
     t->flags |= TF_READ_EOF;
-    if (tio_rx_update(t) < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return rx_applied(t);
 }
 
 static PyObject *m_is_reading(TransportObject *t, PyObject *unused)

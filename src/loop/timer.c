@@ -85,6 +85,13 @@ static inline bool before(const struct vigil__timer *a, const struct vigil__time
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
 
+/* Puts t at slot i: the slot and the timer's own index always agree. */
+static inline void heap_set(struct vigil__heap *h, uint32_t i, struct vigil__timer *t)
+{
+    h->a[i] = t;
+    t->heap_index = i;
+}
+
 static void sift_up(struct vigil__heap *h, uint32_t i)
 {
     struct vigil__timer *t = h->a[i];
@@ -92,12 +99,10 @@ static void sift_up(struct vigil__heap *h, uint32_t i)
         uint32_t p = (i - 1) / 2;
         if (!before(t, h->a[p]))
             break;
-        h->a[i] = h->a[p];
-        h->a[i]->heap_index = i;
+        heap_set(h, i, h->a[p]);
         i = p;
     }
-    h->a[i] = t;
-    t->heap_index = i;
+    heap_set(h, i, t);
 }
 
 static void sift_down(struct vigil__heap *h, uint32_t i)
@@ -112,12 +117,10 @@ static void sift_down(struct vigil__heap *h, uint32_t i)
             m = l + 1;
         if (!before(h->a[m], t))
             break;
-        h->a[i] = h->a[m];
-        h->a[i]->heap_index = i;
+        heap_set(h, i, h->a[m]);
         i = m;
     }
-    h->a[i] = t;
-    t->heap_index = i;
+    heap_set(h, i, t);
 }
 
 /* Grows only at a new high-water mark: the steady state never gets here. */
@@ -148,8 +151,7 @@ static void heap_remove(struct vigil__heap *h, struct vigil__timer *t)
     uint32_t i = t->heap_index;
     struct vigil__timer *last = h->a[--h->n];
     if (i < h->n) {
-        h->a[i] = last;
-        last->heap_index = i;
+        heap_set(h, i, last);
         if (i > 0 && before(last, h->a[(i - 1) / 2]))
             sift_up(h, i);
         else

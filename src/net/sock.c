@@ -411,6 +411,24 @@ static int req_ready(struct vigil__nreq *r, vigil_net_cb cb)
     return 0;
 }
 
+/* A receive's or connect's first checks: the request free, the socket usable. */
+static inline int req_begin(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, vigil_net_cb cb,
+                            struct vigil__net **np)
+{
+    int e = req_ready(r, cb);
+    return e < 0 ? e : usable(loop, ps, np);
+}
+
+/* A request taken by socket s: its kind and callback, not cancelled, no result yet. */
+static inline void req_take(struct vigil__nreq *r, struct vigil__sock *s, int kind, vigil_net_cb cb)
+{
+    r->kind = (uint8_t)kind;
+    r->cb = cb;
+    r->sock = s;
+    r->cancel = 0;
+    r->result = 0;
+}
+
 int vigil__net_send_iov(struct vigil__nreq *r, const struct iovec **iov)
 {
     if (r->kind != VIGIL__NK_SENDV) {
@@ -509,13 +527,9 @@ static int send_common(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, 
     struct vigil__sock *s = vigil__sock(ps);
     if (s->state & VIGIL__S_SHUT_WR)
         return -EPIPE;
-    r->kind = (uint8_t)kind;
-    r->cb = cb;
-    r->sock = s;
-    r->cancel = 0;
+    req_take(r, s, kind, cb);
     r->zc_notif = 0;
     r->done = 0;
-    r->result = 0;
     r->next = NULL;
     vigil__net_active_start(loop);
     if (s->sq_tail) { /* behind the sends already started */
@@ -603,11 +617,9 @@ int vigil_sock_sendto(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const
 int vigil_sock_recv(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, void *buf, size_t len, vigil_net_cb cb)
 {
     struct vigil__nreq *r = vigil__nreq(req);
-    int e = req_ready(r, cb);
-    if (e < 0)
-        return e;
     struct vigil__net *n;
-    if ((e = usable(loop, ps, &n)) < 0)
+    int e = req_begin(loop, ps, r, cb, &n);
+    if (e < 0)
         return e;
     struct vigil__sock *s = vigil__sock(ps);
     if (!buf || len == 0)
@@ -616,14 +628,10 @@ int vigil_sock_recv(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, void *
         return -EBUSY;
     if (s->state & VIGIL__S_SHUT_RD)
         return -EPIPE;
-    r->kind = VIGIL__NK_RECV;
-    r->cb = cb;
-    r->sock = s;
-    r->cancel = 0;
+    req_take(r, s, VIGIL__NK_RECV, cb);
     r->buf = buf;
     r->len = len > INT_MAX ? INT_MAX : len;
     r->state = VIGIL__NR_INFLIGHT;
-    r->result = 0;
     s->rreq = r;
     vigil__net_active_start(loop);
     if (!vigil__net_recv_stash(loop, n, s, r))
@@ -735,22 +743,16 @@ int vigil_sock_connect(vigil_loop *loop, vigil_sock *ps, vigil_net_req *req, con
                        socklen_t addrlen, int64_t timeout_ns, vigil_net_cb cb)
 {
     struct vigil__nreq *r = vigil__nreq(req);
-    int e = req_ready(r, cb);
-    if (e < 0)
-        return e;
     struct vigil__net *n;
-    if ((e = usable(loop, ps, &n)) < 0)
+    int e = req_begin(loop, ps, r, cb, &n);
+    if (e < 0)
         return e;
     struct vigil__sock *s = vigil__sock(ps);
     if (!addr || addrlen < sizeof(sa_family_t) || addrlen > sizeof r->addr || timeout_ns < 0)
         return -EINVAL;
     if (s->creq || (s->state & VIGIL__S_PAUSED))
         return -EBUSY;
-    r->kind = VIGIL__NK_CONNECT;
-    r->cb = cb;
-    r->sock = s;
-    r->cancel = 0;
-    r->result = 0;
+    req_take(r, s, VIGIL__NK_CONNECT, cb);
     r->addrlen = addrlen;
     memcpy(&r->addr, addr, addrlen);
     r->state = VIGIL__NR_INFLIGHT;
