@@ -81,7 +81,7 @@ fi
 # libvigil-mq: an unmodified <mqueue.h> program, preloaded.
 mqlib=$(find "$root" -name libvigil-mq.so | head -n1)
 [ -n "$mqlib" ] || { echo "FAIL: no libvigil-mq.so in libvigil-mq"; exit 1; }
-cc -D_GNU_SOURCE -I"$src/tests/preload" "$src/tests/preload/basic.c" -o "$root/mqbasic" -lrt -lpthread
+cc -D_GNU_SOURCE -I"$src/tests/preload" -I"$src/tests/common" "$src/tests/preload/basic.c" -o "$root/mqbasic" -lrt -lpthread
 (cd "$root" && LD_PRELOAD=$mqlib timeout 20 ./mqbasic) > "$root/mq.log" 2>&1 ||
   { cat "$root/mq.log"; echo "FAIL: <mqueue.h> program under LD_PRELOAD=libvigil-mq.so"; exit 1; }
 echo "libvigil-mq.so: an unmodified <mqueue.h> program ran on vigil's queues"
