@@ -983,7 +983,11 @@ static void op_remote(uint8_t b, uint8_t c)
     if (kill(pid, SIGKILL) != 0)
         fail("kill: %s", strerror(errno));
     int st;
-    if (waitpid(pid, &st, 0) != pid)
+    /* libFuzzer's timers (-max_total_time, -timeout: SIGALRM) may interrupt the wait */
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (w != pid)
         fail("waitpid: %s", strerror(errno));
     if (!(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) && !(WIFEXITED(st) && WEXITSTATUS(st) == 0 && rem.closing))
         fail("remote: the child ended with status %#x", st);
