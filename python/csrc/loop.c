@@ -101,6 +101,7 @@ static PyObject *loop_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     }
     l->precise = precise;
     l->is_epoll = !strcmp(vigil_loop_backend(l->vl), "epoll");
+    l->sync_send = strcmp(vigil_loop_backend(l->vl), "uring") != 0;
     l->pid = getpid();
     return (PyObject *)l;
 fail:

@@ -115,6 +115,7 @@ struct LoopObject {
     vigil_io wake_io;
     int precise;
     int is_epoll;
+    int sync_send; /* epoll/poll: a transport's write tries send(2) at once (stream.c) */
     pid_t pid;
     PyObject *weakreflist;
 };
