@@ -57,7 +57,7 @@ int vigil_sock_open(vigil_loop *loop, vigil_sock *ps, int fd)
     return 0;
 }
 
-static int usable(vigil_loop *loop, vigil_sock *ps, struct vigil__net **np)
+static int usable(vigil_loop *loop, vigil_sock *ps, struct vigil__net **np, struct vigil__sock **sp)
 {
     if (!loop || !ps)
         return -EINVAL;
@@ -67,6 +67,7 @@ static int usable(vigil_loop *loop, vigil_sock *ps, struct vigil__net **np)
     if (n->freeing)
         return -ECANCELED;
     *np = n;
+    *sp = vigil__sock(ps);
     return 0;
 }
 
@@ -123,10 +124,10 @@ static void deliver_held(vigil_loop *loop, struct vigil__deferred *d)
 int vigil_sock_accept_start(vigil_loop *loop, vigil_sock *ps, vigil_accept_cb cb)
 {
     struct vigil__net *n;
-    int e = usable(loop, ps, &n);
+    struct vigil__sock *s;
+    int e = usable(loop, ps, &n, &s);
     if (e < 0)
         return e;
-    struct vigil__sock *s = vigil__sock(ps);
     if (!cb)
         return -EINVAL;
     if (s->state & (VIGIL__S_ACCEPT | VIGIL__S_RECV))
@@ -161,10 +162,10 @@ static void rx_stopped(vigil_loop *loop, struct vigil__net *n, struct vigil__soc
 int vigil_sock_accept_stop(vigil_loop *loop, vigil_sock *ps)
 {
     struct vigil__net *n;
-    int e = usable(loop, ps, &n);
+    struct vigil__sock *s;
+    int e = usable(loop, ps, &n, &s);
     if (e < 0)
         return e == -ECANCELED ? 0 : e;
-    struct vigil__sock *s = vigil__sock(ps);
     if (!(s->state & VIGIL__S_ACCEPT))
         return 0;
     s->state &= ~VIGIL__S_ACCEPT;
@@ -228,10 +229,10 @@ static void deliver_stash(vigil_loop *loop, struct vigil__deferred *d);
 static int rx_start(vigil_loop *loop, vigil_sock *ps, uint32_t kind)
 {
     struct vigil__net *n;
-    int e = usable(loop, ps, &n);
+    struct vigil__sock *s;
+    int e = usable(loop, ps, &n, &s);
     if (e < 0)
         return e;
-    struct vigil__sock *s = vigil__sock(ps);
     if (s->state & (VIGIL__S_ACCEPT | VIGIL__S_RECV) || s->rreq)
         return -EBUSY;
     if (s->state & VIGIL__S_SHUT_RD)
@@ -285,10 +286,10 @@ static void stream_off(vigil_loop *loop, struct vigil__net *n, struct vigil__soc
 int vigil_sock_recv_stop(vigil_loop *loop, vigil_sock *ps)
 {
     struct vigil__net *n;
-    int e = usable(loop, ps, &n);
+    struct vigil__sock *s;
+    int e = usable(loop, ps, &n, &s);
     if (e < 0)
         return e == -ECANCELED ? 0 : e;
-    struct vigil__sock *s = vigil__sock(ps);
     if (s->state & VIGIL__S_RECV)
         stream_off(loop, n, s);
     return 0;
@@ -415,8 +416,9 @@ static int req_ready(struct vigil__nreq *r, vigil_net_cb cb)
 static inline int req_begin(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, vigil_net_cb cb,
                             struct vigil__net **np)
 {
+    struct vigil__sock *s;
     int e = req_ready(r, cb);
-    return e < 0 ? e : usable(loop, ps, np);
+    return e < 0 ? e : usable(loop, ps, np, &s);
 }
 
 /* A request taken by socket s: its kind and callback, not cancelled, no result yet. */
@@ -521,10 +523,10 @@ void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__
 static int send_common(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, int kind, vigil_net_cb cb)
 {
     struct vigil__net *n;
-    int e = usable(loop, ps, &n);
+    struct vigil__sock *s;
+    int e = usable(loop, ps, &n, &s);
     if (e < 0)
         return e;
-    struct vigil__sock *s = vigil__sock(ps);
     if (s->state & VIGIL__S_SHUT_WR)
         return -EPIPE;
     req_take(r, s, kind, cb);
@@ -837,10 +839,10 @@ int vigil_net_cancel(vigil_loop *loop, vigil_net_req *req)
 int vigil_sock_shutdown(vigil_loop *loop, vigil_sock *ps, int how)
 {
     struct vigil__net *n;
-    int e = usable(loop, ps, &n);
+    struct vigil__sock *s;
+    int e = usable(loop, ps, &n, &s);
     if (e < 0)
         return e;
-    struct vigil__sock *s = vigil__sock(ps);
     if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR)
         return -EINVAL;
     if (how != SHUT_WR) {
