@@ -79,11 +79,16 @@ enum vigil_proc_stdio_mode {
      * when done. A socketpair rather than a pipe: it is a socket, so the sockets API
      * takes it as it is, on every backend, and it carries both directions. */
     VIGIL_PROC_SOCKET = 3,
+    /* The same file as the child's own fd .fd, which must be an earlier one (.fd < i):
+     * {VIGIL_PROC_AS, 1} for stderr is the shell's 2>&1 (a VIGIL_PROC_FD source always
+     * names a fd of the parent). */
+    VIGIL_PROC_AS = 4,
 };
 
 struct vigil_proc_stdio {
     int mode; /* enum vigil_proc_stdio_mode */
-    int fd;   /* VIGIL_PROC_FD: the parent's fd to give the child */
+    int fd;   /* VIGIL_PROC_FD: the parent's fd to give the child; VIGIL_PROC_AS: the
+                 child's earlier fd (0 or 1) */
 };
 
 /* Flags (vigil_proc_options.flags). */
@@ -132,7 +137,8 @@ struct vigil_proc {
 /* Starts a child (see the header's comment for how). 0 on success: the child runs, p is
  * active, cb will run once. A negative errno on failure, nothing started and nothing
  * left open: -EINVAL (NULL loop/p/opt/cb/file, an empty file, unknown flags or stdio
- * mode, a VIGIL_PROC_FD entry with a negative fd, nonzero reserved, size too small),
+ * mode, a VIGIL_PROC_FD entry with a negative fd, a VIGIL_PROC_AS entry not naming an
+ * earlier fd, nonzero reserved, size too small),
  * -EBADF (a VIGIL_PROC_FD fd that is not open), -EBUSY (p is active), -ECANCELED (the
  * loop is being freed), what socketpair/clone report (-EMFILE, -EAGAIN at
  * RLIMIT_NPROC, -ENOMEM), and what failed in the child: chdir's, setuid's, setgid's,

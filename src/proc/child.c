@@ -79,6 +79,8 @@ CHILD_INLINE static long setup_stdio(const int src[3])
         long r = 0;
         if (from[i] == VIGIL__SRC_CLOSE) {
             sys3(SYS_close, i, 0, 0);
+        } else if (from[i] <= VIGIL__SRC_AS(0)) {
+            r = sys3(SYS_dup3, VIGIL__SRC_AS_FD(from[i]), i, 0); /* already in place */
         } else if (from[i] == VIGIL__SRC_INHERIT || from[i] == i) {
             /* Kept: make sure it survives execve (an fd 0-2 that is not open stays so). */
             long fl = sys3(SYS_fcntl, i, F_GETFD, 0);

@@ -63,6 +63,8 @@ struct vigil__procs {
 /* Where the child's fd i comes from (struct vigil__child.src). */
 #define VIGIL__SRC_INHERIT (-2)
 #define VIGIL__SRC_CLOSE (-1)
+#define VIGIL__SRC_AS(j) (-10 - (j)) /* the child's own earlier fd j */
+#define VIGIL__SRC_AS_FD(src) (-10 - (src))
 
 /* Everything the child needs, prepared by the parent (on the parent's stack: the
  * parent's thread waits until the child execs or exits, CLONE_VFORK). The child writes

@@ -113,6 +113,10 @@ static int check_options(const struct vigil_proc_options *o)
             if (fcntl(s->fd, F_GETFD) < 0)
                 return -EBADF;
             break;
+        case VIGIL_PROC_AS:
+            if (s->fd < 0 || s->fd >= i || o->stdio[s->fd].mode == VIGIL_PROC_CLOSE)
+                return -EINVAL;
+            break;
         default:
             return -EINVAL;
         }
@@ -218,6 +222,9 @@ int vigil_proc_start(vigil_loop *loop, vigil_proc *pp, const struct vigil_proc_o
             break;
         case VIGIL_PROC_FD:
             c.src[i] = o->stdio[i].fd;
+            break;
+        case VIGIL_PROC_AS:
+            c.src[i] = VIGIL__SRC_AS(o->stdio[i].fd);
             break;
         default: { /* VIGIL_PROC_SOCKET */
             int sv[2];

@@ -74,6 +74,23 @@ int main(void)
         close(fa);
         close(fb);
     }
+    {   /* stderr as the child's stdout (2>&1 without a shell): both on the socket */
+        char *const argv[] = {"sh", "-c", "echo out; echo err >&2", NULL};
+        struct vigil_proc_options o = pt_opts(argv);
+        o.stdio[2].mode = VIGIL_PROC_AS;
+        o.stdio[2].fd = 1;
+        char *out = pt_output(loop, &o, &e);
+        CHECK(!strcmp(out, "out\nerr\n"));
+        free(out);
+        /* AS must name an earlier fd */
+        static vigil_proc q;
+        o = pt_opts(argv);
+        o.stdio[1].mode = VIGIL_PROC_AS;
+        o.stdio[1].fd = 1;
+        CHECK_EQ(vigil_proc_start(loop, &q, &o, pt_on_exit), -EINVAL);
+        o.stdio[1].fd = 2;
+        CHECK_EQ(vigil_proc_start(loop, &q, &o, pt_on_exit), -EINVAL);
+    }
     {   /* stdin closed: the shell's fd 0 is not open */
         char *const argv[] = {"sh", "-c", "if [ -e /proc/$$/fd/0 ]; then echo open; else echo closed; fi", NULL};
         struct vigil_proc_options o = pt_opts(argv);
