@@ -64,6 +64,7 @@ static void on_pidfd(vigil_loop *loop, vigil_io *w, int revents)
 {
     struct vigil__proc *p = of_io(w);
     siginfo_t si;
+    memset(&si, 0, sizeof si);
     int r;
     if (revents < 0) {
         r = revents; /* the pidfd could not be watched (cannot happen for a live pidfd) */

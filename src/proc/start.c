@@ -160,12 +160,12 @@ static pid_t clone_child(struct vigil__procs *s, struct vigil__child *c, int *pi
     int flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | ((c->flags & VIGIL_PROC_NO_SIGCHLD) ? 0 : SIGCHLD);
     char *top = (char *)s->stack + s->stack_len;
     *pidfd = -1;
-    pid_t pid = clone(vigil__proc_child, top, flags, c, pidfd);
+    pid_t pid = clone(vigil__proc_child, top, flags, c, pidfd, NULL, NULL);
     int err = pid < 0 ? -errno : 0;
     if (err == -EINVAL) {
         /* Kernels before 5.2 (no CLONE_PIDFD): clone, then pidfd_open while the child
          * is still ours (not reaped: only a waitpid(-1) of another thread could). */
-        pid = clone(vigil__proc_child, top, flags & ~CLONE_PIDFD, c);
+        pid = clone(vigil__proc_child, top, flags & ~CLONE_PIDFD, c, NULL, NULL, NULL);
         err = pid < 0 ? -errno : 0;
         if (pid > 0) {
             *pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
