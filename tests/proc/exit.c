@@ -10,6 +10,9 @@
 int main(void)
 {
     alarm(20);
+    /* The crashing children leave no core file (RLIMIT_CORE is inherited). */
+    struct rlimit nocore = {0, 0};
+    CHECK_SYS(setrlimit(RLIMIT_CORE, &nocore));
     int fds0 = vt_count_fds();
     vigil_loop *loop = vt_loop();
     static vigil_proc p[N];
