@@ -191,3 +191,45 @@ fail:
         sys3(SYS_exit_group, 127, 0, 0);
     return 0;
 }
+
+/* The clone itself. On x86_64 a raw system call, not libc's clone(): sanitizer runtimes
+ * intercept clone() and treat the child as a fork (TSan's runs its after-fork code in
+ * the child, which here shares the parent's memory and would corrupt its state). The
+ * new stack holds the entry and its argument; the child pops them, calls the entry
+ * (which never returns: it execs or exits) and, should it return, exits. Elsewhere
+ * libc's clone(). Returns the pid or a negative errno. */
+#if defined(__x86_64__)
+CHILD long vigil__proc_clone(unsigned long flags, void *stack_top, int *pidfd, struct vigil__child *c)
+{
+    void **sp = (void **)stack_top;
+    *--sp = (void *)vigil__proc_child;
+    *--sp = c;
+    long ret;
+    register long r10 __asm__("r10") = 0; /* child_tid */
+    register long r8 __asm__("r8") = 0;   /* tls */
+    __asm__ volatile("syscall\n\t"
+                     "testq %%rax, %%rax\n\t"
+                     "jnz 1f\n\t"
+                     /* the child, on the new stack (16-byte aligned once both are popped) */
+                     "xorl %%ebp, %%ebp\n\t"
+                     "popq %%rdi\n\t"
+                     "popq %%rax\n\t"
+                     "callq *%%rax\n\t"
+                     "movl %%eax, %%edi\n\t"
+                     "movl $231, %%eax\n\t" /* exit_group */
+                     "syscall\n\t"
+                     "hlt\n\t"
+                     "1:\n\t"
+                     : "=a"(ret)
+                     : "0"((long)SYS_clone), "D"(flags), "S"(sp), "d"(pidfd), "r"(r10), "r"(r8)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+#else
+#include <sched.h>
+CHILD long vigil__proc_clone(unsigned long flags, void *stack_top, int *pidfd, struct vigil__child *c)
+{
+    int pid = clone(vigil__proc_child, stack_top, (int)flags, c, pidfd, NULL, NULL);
+    return pid < 0 ? -errno : pid;
+}
+#endif

@@ -87,6 +87,9 @@ struct vigil__child {
 
 /* child.c: the clone's entry. Never returns: execs, or stores err and exits 127. */
 int vigil__proc_child(void *arg);
+/* clone(flags) with the child on stack_top running vigil__proc_child(c); *pidfd gets the
+ * pidfd with CLONE_PIDFD. The pid, or a negative errno. */
+long vigil__proc_clone(unsigned long flags, void *stack_top, int *pidfd, struct vigil__child *c);
 
 /* exit.c */
 int vigil__proc_watch(vigil_loop *loop, struct vigil__proc *p);

@@ -157,16 +157,18 @@ static pid_t clone_child(struct vigil__procs *s, struct vigil__child *c, int *pi
     /* Raw: libc's sigprocmask refuses to block its own internal signals, which could
      * then reach the child (with the parent's handler) before it resets them. */
     vigil__syscall4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8);
-    int flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | ((c->flags & VIGIL_PROC_NO_SIGCHLD) ? 0 : SIGCHLD);
+    unsigned long flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | ((c->flags & VIGIL_PROC_NO_SIGCHLD) ? 0 : SIGCHLD);
     char *top = (char *)s->stack + s->stack_len;
     *pidfd = -1;
-    pid_t pid = clone(vigil__proc_child, top, flags, c, pidfd, NULL, NULL);
-    int err = pid < 0 ? -errno : 0;
+    long ret = vigil__proc_clone(flags, top, pidfd, c);
+    pid_t pid = ret < 0 ? -1 : (pid_t)ret;
+    int err = ret < 0 ? (int)ret : 0;
     if (err == -EINVAL) {
         /* Kernels before 5.2 (no CLONE_PIDFD): clone, then pidfd_open while the child
          * is still ours (not reaped: only a waitpid(-1) of another thread could). */
-        pid = clone(vigil__proc_child, top, flags & ~CLONE_PIDFD, c, NULL, NULL, NULL);
-        err = pid < 0 ? -errno : 0;
+        ret = vigil__proc_clone(flags & ~(unsigned long)CLONE_PIDFD, top, NULL, c);
+        pid = ret < 0 ? -1 : (pid_t)ret;
+        err = ret < 0 ? (int)ret : 0;
         if (pid > 0) {
             *pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
             if (*pidfd < 0) {
