@@ -31,14 +31,13 @@
  *     the loop (every backend); the child is reaped with waitid(P_PIDFD). vigil installs
  *     no SIGCHLD handler and never calls wait on any child but its own (by pidfd): the
  *     program's own SIGCHLD handler and its waitpid() on children it started itself keep
- *     working. By default the child is an ordinary child (exit signal SIGCHLD, as from
+ *     working. The child is an ordinary child (exit signal SIGCHLD, as from
  *     fork or posix_spawn): the program's SIGCHLD handler runs when it exits too, and a
  *     waitpid(-1) of the program may reap it first; then the exit callback still runs
  *     once, with exit_status -ECHILD (the status went to whoever reaped it). The same
  *     happens when the program sets SIGCHLD to SIG_IGN or SA_NOCLDWAIT (the kernel
- *     reaps children itself). With VIGIL_PROC_NO_SIGCHLD the child sends no signal at
- *     its exit and is invisible to waitpid(-1) (it is a "clone" child, reaped only with
- *     __WALL/__WCLONE), so nothing of the program's can take its status.
+ *     reaps children itself). A child without an exit signal (clone's "clone child",
+ *     invisible to waitpid(-1)) cannot be had: execve gives every process SIGCHLD.
  *   - A started child keeps vigil_loop_run(VIGIL_RUN_DEFAULT) going until its exit
  *     callback has run.
  *   - vigil_loop_free with children still running: each is sent SIGKILL (by pidfd),
@@ -100,7 +99,6 @@ struct vigil_proc_stdio {
                                         group led by the child) */
 #define VIGIL_PROC_SETUID 0x08u      /* setuid(.uid) in the child */
 #define VIGIL_PROC_SETGID 0x10u      /* setgid(.gid) and setgroups(0) in the child */
-#define VIGIL_PROC_NO_SIGCHLD 0x20u  /* no exit signal; waitpid(-1) cannot reap it (above) */
 
 struct vigil_proc_options {
     uint32_t size;             /* sizeof(struct vigil_proc_options); set by _init */

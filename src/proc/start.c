@@ -91,7 +91,7 @@ static bool all_zero(const uint64_t *w, size_t n)
 
 #define KNOWN_FLAGS                                                                                \
     (VIGIL_PROC_SEARCH_PATH | VIGIL_PROC_SETSID | VIGIL_PROC_SETPGID | VIGIL_PROC_SETUID |        \
-     VIGIL_PROC_SETGID | VIGIL_PROC_NO_SIGCHLD)
+     VIGIL_PROC_SETGID)
 
 static int check_options(const struct vigil_proc_options *o)
 {
@@ -157,7 +157,10 @@ static pid_t clone_child(struct vigil__procs *s, struct vigil__child *c, int *pi
     /* Raw: libc's sigprocmask refuses to block its own internal signals, which could
      * then reach the child (with the parent's handler) before it resets them. */
     vigil__syscall4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8);
-    unsigned long flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | ((c->flags & VIGIL_PROC_NO_SIGCHLD) ? 0 : SIGCHLD);
+    /* Exit signal SIGCHLD: execve sets it anyway (de_thread), so a child without one
+     * cannot be had -- measured: clone with exit signal 0, then exec, still sends
+     * SIGCHLD and is auto-reaped under SIG_IGN. */
+    unsigned long flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
     char *top = (char *)s->stack + s->stack_len;
     *pidfd = -1;
     long ret = vigil__proc_clone(flags, top, pidfd, c);

@@ -1,7 +1,5 @@
 /* The program's own waitpid(-1) reaps a child vigil started: the exit callback still
- * runs, once, with -ECHILD. SIGCHLD set to SIG_IGN (the kernel reaps): the same. A
- * VIGIL_PROC_NO_SIGCHLD child cannot be taken: waitpid(-1) finds no child, and vigil
- * reports its real status. */
+ * runs, once, with -ECHILD. SIGCHLD set to SIG_IGN (the kernel reaps): the same. */
 #include "pt.h"
 
 int main(void)
@@ -36,15 +34,6 @@ int main(void)
     CHECK_EQ(e.calls, 1);
     CHECK_EQ(e.status, -ECHILD);
 
-    /* ...but not a quiet child (no exit signal, no auto-reap, hidden from waitpid(-1)) */
-    memset(&e, 0, sizeof e);
-    o.flags |= VIGIL_PROC_NO_SIGCHLD;
-    CHECK_EQ(vigil_proc_start(loop, &p, &o, pt_on_exit), 0);
-    CHECK_EQ(waitpid(-1, &st, 0), -1);
-    CHECK_EQ(errno, ECHILD);
-    CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_DEFAULT), 0);
-    CHECK_EQ(e.calls, 1);
-    CHECK_EQ(e.status, 9);
     signal(SIGCHLD, SIG_DFL);
     pt_no_children();
     CHECK_EQ(vigil_loop_free(loop), 0);
