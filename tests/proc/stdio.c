@@ -43,8 +43,8 @@ int main(void)
         close(out);
     }
     {   /* Redirection to fds of the parent, one of them below 3: the child's stdout
-           <- the parent's fd 2 (made a dup of a file here), its stderr <- the file's
-           fd. The source 2 must be read before the child's fd 2 is replaced. */
+           <- file b's fd, its stderr <- the parent's fd 1 (made a dup of file a here).
+           The source 1 must be taken before the child's fd 1 is replaced by file b. */
         char pa[] = "/tmp/vigil-proc-a-XXXXXX", pb[] = "/tmp/vigil-proc-b-XXXXXX";
         int fa = mkstemp(pa), fb = mkstemp(pb);
         CHECK_SYS(fa);
@@ -54,23 +54,24 @@ int main(void)
         char *const argv[] = {"sh", "-c", "echo out; echo err >&2", NULL};
         struct vigil_proc_options o = pt_opts(argv);
         o.stdio[1].mode = VIGIL_PROC_FD;
-        o.stdio[1].fd = 2;
+        o.stdio[1].fd = fb;
         o.stdio[2].mode = VIGIL_PROC_FD;
-        o.stdio[2].fd = fb;
-        int saved2 = dup(2);
-        CHECK_SYS(saved2);
-        CHECK_SYS(dup2(fa, 2)); /* the parent's fd 2 is file a for the start */
+        o.stdio[2].fd = 1;
+        fflush(stdout);
+        int saved1 = dup(1);
+        CHECK_SYS(saved1);
+        CHECK_SYS(dup2(fa, 1)); /* the parent's fd 1 is file a for the start */
         run_to_exit(loop, &p, &e, &o);
-        CHECK_SYS(dup2(saved2, 2));
-        close(saved2);
+        CHECK_SYS(dup2(saved1, 1));
+        close(saved1);
         pt_run_until(loop, &e.calls);
         CHECK_EQ(e.status, 0);
         char buf[64] = {0};
         CHECK_EQ(pread(fa, buf, sizeof buf - 1, 0), 4);
-        CHECK(!strcmp(buf, "out\n"));
+        CHECK(!strcmp(buf, "err\n"));
         memset(buf, 0, sizeof buf);
         CHECK_EQ(pread(fb, buf, sizeof buf - 1, 0), 4);
-        CHECK(!strcmp(buf, "err\n"));
+        CHECK(!strcmp(buf, "out\n"));
         close(fa);
         close(fb);
     }
