@@ -23,7 +23,6 @@
 
 #define SP_PROG "/bin/true"
 #define SP_MAX_INFLIGHT 64
-#define SP_WARMUP 20
 
 struct sp_args {
     int rss_mb;
@@ -83,16 +82,22 @@ static inline void sp_grow(int mb)
 struct sp_point {
     int64_t t0, t_end, cpu0, cpu_end;
     long started, ended, counted;
+    long warmup, min_count; /* children ended before measuring; fewest counted */
     int measuring, closed;
     int64_t ms;
     struct rounds_samples lat;
 };
 
-static inline void sp_begin(struct sp_point *pt, int ms)
+/* A point: a warm-up of 4 + min(inflight, 8) children ended (all inflight are started
+ * at once), then at least ms of measuring and at least 8 children counted (fork and
+ * libuv at 1 GiB manage a few a second). */
+static inline void sp_begin(struct sp_point *pt, int ms, int inflight)
 {
     free(pt->lat.v);
     memset(pt, 0, sizeof *pt);
     pt->ms = ms;
+    pt->warmup = 4 + (inflight < 8 ? inflight : 8);
+    pt->min_count = 8;
 }
 
 /* After a child's exit was learned: start_ns is when its start call began. */
@@ -104,12 +109,12 @@ static inline void sp_ended(struct sp_point *pt, int64_t start_ns)
         rounds_add(&pt->lat, (double)(now - start_ns) / 1000.0);
         pt->counted++;
     }
-    if (!pt->measuring && pt->ended >= SP_WARMUP) {
+    if (!pt->measuring && pt->ended >= pt->warmup) {
         pt->measuring = 1;
         pt->t0 = bench_now_ns();
         pt->cpu0 = bench_cpu_ns();
         pt->counted = 0;
-    } else if (pt->measuring && !pt->closed && now - pt->t0 >= pt->ms * 1000000) {
+    } else if (pt->measuring && !pt->closed && now - pt->t0 >= pt->ms * 1000000 && pt->counted >= pt->min_count) {
         pt->closed = 1;
         pt->t_end = now;
         pt->cpu_end = bench_cpu_ns();

@@ -148,7 +148,7 @@ int main(int argc, char **argv)
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     ep = epoll_create1(EPOLL_CLOEXEC);
     for (int k = 0; k < a.n_inflight; k++) {
-        sp_begin(&pt, a.ms);
+        sp_begin(&pt, a.ms, a.inflight[k]);
         if (is_fork)
             fk_point(a.inflight[k]);
         else

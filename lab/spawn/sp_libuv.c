@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     opts.stdio = stdio;
     opts.stdio_count = 3;
     for (int k = 0; k < a.n_inflight; k++) {
-        sp_begin(&pt, a.ms);
+        sp_begin(&pt, a.ms, a.inflight[k]);
         for (int i = 0; i < a.inflight[k]; i++)
             start(&procs[i]);
         uv_run(loop, UV_RUN_DEFAULT);

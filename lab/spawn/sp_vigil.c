@@ -45,7 +45,7 @@ int main(int argc, char **argv)
     opts.file = SP_PROG;
     opts.argv = cargv;
     for (int k = 0; k < a.n_inflight; k++) {
-        sp_begin(&pt, a.ms);
+        sp_begin(&pt, a.ms, a.inflight[k]);
         for (int i = 0; i < a.inflight[k]; i++)
             start(loop, &procs[i]);
         vigil_loop_run(loop, VIGIL_RUN_DEFAULT);
