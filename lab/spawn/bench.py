@@ -62,6 +62,7 @@ def plot(rows, ax, targets=()):
     shades = {"vigil": plotting.color("vigil"), "libuv": plotting.color("libuv"), "posix_spawn": "#555555",
               "fork": "#bbbbbb"}
     width = 0.8 / max(1, len(names))
+    top = max([float(r["value"]) for r in sps] or [1.0])
     for i, n in enumerate(names):
         for r in sps:
             if _series(r) != n:
@@ -80,6 +81,6 @@ def plot(rows, ax, targets=()):
     ax.set_xticks(range(len(pts)))
     ax.set_xticklabels([f"{n} in flight\n{mb} MiB" for n, mb in pts])
     ax.set_ylabel("spawns per second (labels: parent CPU per spawn)")
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize="small")
+    ax.set_ylim(0, top * 1.35)  # room for the legend above the bars
+    ax.legend(fontsize="small", loc="upper center", ncol=3)
     ax.set_title("spawn: /bin/true started and reaped")
