@@ -12,7 +12,7 @@ A verdict is "holds", "falls short" (both figures measured, the comparison fails
 
 The issues' checker (../shared/targets.py, beside the repository) sets the same targets
 for its own use; tests/lab/claims_targets.py checks that the two read the same
-benchmarks, systems and metrics. Benchmarks the lab does not have yet (spawn, fs-ops,
+benchmarks, systems and metrics. Benchmarks the lab does not have yet (fs-ops,
 work-queue, fs-watch, resolve, https-hello, py-http, py-tls-echo, py-files) add their
 claims here with their folders.
 
@@ -422,8 +422,27 @@ def _py_timers():
     return out
 
 
+def _spawn():
+    b, sps, cpu = "spawn", "spawns_per_s", "cpu_ns_per_spawn"
+    out = []
+    for n in (1, 32):
+        for mb in (16, 1024):
+            at = dict(inflight=n, parent_rss_mb=mb)
+            where = f"{n} in flight, parent at {mb} MiB"
+            out.append(C(f"{where}: spawns/s at least 0.95x posix_spawn + pidfd_open + epoll's",
+                         R(b, "vigil", sps, **at), ">=", R(b, "kernel", sps, case="posix_spawn", **at), 0.95))
+            out.append(C(f"{where}: spawns/s at least libuv's (uv_spawn)", R(b, "vigil", sps, **at), ">=",
+                         R(b, "libuv", sps, **at)))
+        big = R(b, "vigil", cpu, inflight=n, parent_rss_mb=1024)
+        out.append(C(f"{n} in flight: CPU per spawn at 1 GiB within 1.2x of its own at 16 MiB (flat in the parent's memory)",
+                     big, "<=", R(b, "vigil", cpu, inflight=n, parent_rss_mb=16), 1.2))
+        out.append(C(f"{n} in flight, parent at 1 GiB: CPU per spawn below fork + exec's", big, "<",
+                     R(b, "kernel", cpu, case="fork", inflight=n, parent_rss_mb=1024)))
+    return out
+
+
 CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full, _mq_pingpong,
-                         _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair, _py_echo, _py_timers)
+                         _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair, _py_echo, _py_timers, _spawn)
           for c in part()]
 
 

@@ -95,7 +95,8 @@ VIGIL_EXPORT int vigil_loop_new(vigil_loop **out, const struct vigil_loop_option
 
 /* Frees a loop. Watchers still started are stopped and forgotten (their memory stays
  * the caller's; an mq watcher's helper thread is joined); file requests in flight are
- * cancelled and waited for. -EBUSY if called
+ * cancelled and waited for; child processes still running are killed (SIGKILL), reaped
+ * and reported to their exit callbacks (<vigil/proc.h>). -EBUSY if called
  * from inside one of the loop's callbacks. */
 VIGIL_EXPORT int vigil_loop_free(vigil_loop *loop);
 
