@@ -9,6 +9,7 @@
  *   <vigil/mq_watch.h>  a vigil message queue watched by the loop (and <vigil/mq.h>,
  *                       the queues themselves)
  *   <vigil/net.h>       sockets owned by the loop
+ *   <vigil/work.h>      a work queue: functions run on the loop's pool threads
  * <vigil/epoll1.h> (epoll_ctl_batch, epoll_pwait1) is not included: include it yourself.
  */
 #ifndef VIGIL_H
@@ -19,5 +20,6 @@
 #include "vigil/file.h"
 #include "vigil/mq_watch.h"
 #include "vigil/net.h"
+#include "vigil/work.h"
 
 #endif
