@@ -325,6 +325,9 @@ static void work_fini(vigil_loop *loop, void *state)
         q->canc_tail = &w->next;
     }
     drain(loop, q);
+    /* Every job has ended: a cancel from those callbacks found nothing (-ENOENT) and
+     * queued no drain; take it off anyway, the queue must not point into q. */
+    vigil__undefer(loop, &q->later);
     vigil_io_stop(loop, &q->bell_io);
     close(q->bell_fd);
     free(q);
