@@ -119,7 +119,7 @@ struct vigil_work_stats {
     uint32_t queued;        /* jobs waiting for a thread, both lanes */
     uint32_t inflight;      /* jobs between submit and cb */
     uint32_t spare_;
-    uint64_t jobs;          /* jobs whose fn ran */
+    uint64_t jobs;          /* jobs completed with 0 (their fn ran) */
     uint64_t cancelled;     /* jobs completed with -ECANCELED */
     uint64_t detected;      /* times the watchdog found a job running past block_ns */
     uint64_t wakeups;       /* eventfd writes by workers (completion batches) */

@@ -63,6 +63,8 @@ static void complete(vigil_loop *loop, struct vigil__workq *q, struct vigil__wor
     loop->active--;
     if (w->status == -ECANCELED)
         q->cancelled++;
+    else
+        q->ran++;
     /* Counted as a callback: vigil_loop_free from inside it is refused (-EBUSY). */
     loop->in_callback++;
     w->cb(loop, vigil__work_pub(w), w->status);
@@ -296,6 +298,7 @@ int vigil_work_stats_get(vigil_loop *loop, struct vigil_work_stats *out)
         return 0;
     vigil__workq_pool_stats(q, out);
     out->inflight = q->inflight;
+    out->jobs = q->ran;
     out->cancelled = q->cancelled;
     out->wakeups = atomic_load_explicit(&q->wakeups, memory_order_relaxed);
     return 0;

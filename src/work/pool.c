@@ -222,7 +222,6 @@ static void *worker(void *arg)
             else
                 q->nrun--;
             me->state = VIGIL__WTHR_IDLE;
-            q->jobs++;
             continue;
         }
         if (q->stop)
@@ -318,7 +317,6 @@ void vigil__workq_pool_stats(struct vigil__workq *q, struct vigil_work_stats *ou
     out->runnable = (uint32_t)q->nrun;
     out->blocked = (uint32_t)q->nblocked;
     out->queued = q->lane[0].n + q->lane[1].n;
-    out->jobs = q->jobs;
     out->detected = q->detected;
     pthread_mutex_unlock(&q->mu);
 }

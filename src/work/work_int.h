@@ -134,6 +134,7 @@ struct vigil__workq {
     vigil_io bell_io;
     struct vigil__deferred later; /* the drain, queued for the completion point */
     uint64_t cancelled;
+    uint64_t ran;               /* jobs completed with 0 */
 
     /* ---- any thread, atomics (see front.c's THREADS note) */
     _Atomic(struct vigil__work *) done; /* finished jobs, newest first */
@@ -156,7 +157,7 @@ struct vigil__workq {
     bool watch;                 /* a worker waits with a timeout, on watchdog duty */
     bool stop;
     int64_t last_scan_ns;
-    uint64_t jobs, detected;
+    uint64_t detected;
     struct vigil__wthr thr[];   /* max of them */
 };
 

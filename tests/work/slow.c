@@ -83,9 +83,9 @@ static void part_a(void)
     CHECK_EQ(vigil_work_stats_get(loop, &st), 0);
     printf("A: threads %u runnable %u blocked %u detected %llu\n", st.threads, st.runnable, st.blocked,
            (unsigned long long)st.detected);
-    /* Only the held jobs run now: those the watchdog found blocked, the rest (at most
-     * 3: a short job needed a free runnable slot) still runnable. */
-    CHECK_EQ(st.blocked + st.runnable, HELD);
+    /* The held jobs run: those the watchdog found blocked, the rest (at most 3: a
+     * short job needed a free runnable slot) runnable. (runnable itself is not exact
+     * here: a worker counts itself free only after its job's completion was pushed.) */
     CHECK(st.blocked >= HELD - 3);
     CHECK(st.detected >= st.blocked);
     CHECK(st.threads >= HELD + 1);
