@@ -10,6 +10,7 @@
  *                       the queues themselves)
  *   <vigil/net.h>       sockets owned by the loop
  *   <vigil/proc.h>      child processes: start, exit through a pidfd, kill
+ *   <vigil/work.h>      a work queue: functions run on the loop's pool threads
  * <vigil/epoll1.h> (epoll_ctl_batch, epoll_pwait1) is not included: include it yourself.
  */
 #ifndef VIGIL_H
@@ -21,5 +22,6 @@
 #include "vigil/mq_watch.h"
 #include "vigil/net.h"
 #include "vigil/proc.h"
+#include "vigil/work.h"
 
 #endif

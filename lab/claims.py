@@ -13,7 +13,7 @@ A verdict is "holds", "falls short" (both figures measured, the comparison fails
 The issues' checker (../shared/targets.py, beside the repository) sets the same targets
 for its own use; tests/lab/claims_targets.py checks that the two read the same
 benchmarks, systems and metrics. Benchmarks the lab does not have yet (fs-ops,
-work-queue, fs-watch, resolve, https-hello, py-http, py-tls-echo, py-files) add their
+fs-watch, resolve, https-hello, py-http, py-tls-echo, py-files) add their
 claims here with their folders.
 
   python3 lab/claims.py [results.jsonl] [bench ...]
@@ -441,8 +441,18 @@ def _spawn():
     return out
 
 
+def _work_queue():
+    b = "work-queue"
+    return [C("empty jobs, 64 in flight: jobs/s at least 1.2x libuv's uv_queue_work",
+              R(b, "vigil", "jobs_per_s", not_case="mixed", inflight=64), ">=",
+              R(b, "libuv", "jobs_per_s", not_case="mixed", inflight=64), 1.2),
+            C("mixed (8 jobs sleeping 100 ms always in flight): short jobs' p99 round trip under 1 ms, "
+              "slow jobs marked or not", R(b, "vigil", "rtt_us", case="mixed", key="p99", agg="max"), "<", value=1000)]
+
+
 CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full, _mq_pingpong,
-                         _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair, _py_echo, _py_timers, _spawn)
+                         _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair, _py_echo, _py_timers, _spawn,
+                         _work_queue)
           for c in part()]
 
 
