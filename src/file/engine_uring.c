@@ -1,7 +1,9 @@
 /* Async file I/O, the io_uring engine: a request becomes one SQE of the loop's ring
  * (src/ring), so the turn's file submissions reach the kernel in the same io_uring_enter
  * as its interest changes and its wait; the completion comes back as an op completion
- * at the turn's completion point, in the loop thread. No eventfd, no thread.
+ * at the turn's completion point, in the loop thread. No eventfd, no thread -- except
+ * for the file-system calls the route table (ROUTES, below) keeps off the ring: those
+ * go to the thread pool (engine_threads.c), started with its doorbell on first use.
  *
  * Registered files and buffers are the ring's own (io_uring_register_files/buffers):
  * a VIGIL_FILE_FIXED_FILE request skips the per-request file lookup, a
@@ -17,6 +19,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef VIGIL_HAVE_LIBURING
 #include <liburing.h>
@@ -26,7 +29,57 @@
 struct uring_state {
     vigil_file_req *head; /* the caller's requests in the kernel (inext/iprev) */
     unsigned nkernel;     /* all requests in the kernel */
+    /* By op (the file-system calls): true if it goes to the ring, false to threads. */
+    bool ring[VIGIL_FILE_SENDFILE + 1];
 };
+
+/* IORING_OP_FTRUNCATE (Linux 6.9) is newer than this liburing (2.3) and the system's
+ * <linux/io_uring.h>: prepared by hand with the kernel's number. */
+#define OP_FTRUNCATE 55
+
+/* ROUTES. Which file-system calls the io_uring engine puts on the ring and which it
+ * gives to the file engine's threads. A call goes to the ring only where io_uring has
+ * an operation for it (probed at init) and the ring is not slower than the threads.
+ * Most of these operations never run inline in io_uring_enter: the kernel hands every
+ * one to an io-wq worker thread (REQ_F_FORCE_ASYNC), so the ring saves the
+ * hand-off to a user thread but pays for the kernel's own, and for an io-wq worker per
+ * concurrent operation (64 in flight: up to 64 workers contending for one directory's
+ * lock). The figures below decided each entry: lab/fs-ops (10,000 files in one
+ * directory on ext4, inflight 1 and 64, ops/s and CPU ns per op of the whole process,
+ * io-wq workers included), engine "uring" with VIGIL_FILE_FS_ROUTE=ring vs "threads",
+ * 2-core VM, kernel 6.18; see vigil_file.7 for the table.
+ * No io_uring operation: readlink, truncate (by path), chmod, chown, utimes, readdir
+ * (no getdents op), mkdtemp, copy_file_range, sendfile. */
+static const struct fs_route {
+    uint8_t op;
+    uint8_t ring_op; /* the io_uring opcode */
+    bool ring;       /* the decision (when the kernel has ring_op) */
+} fs_routes[] = {
+    {VIGIL_FILE_UNLINK, IORING_OP_UNLINKAT, false},
+    {VIGIL_FILE_RENAME, IORING_OP_RENAMEAT, false},
+    {VIGIL_FILE_MKDIR, IORING_OP_MKDIRAT, false},
+    {VIGIL_FILE_SYMLINK, IORING_OP_SYMLINKAT, false},
+    {VIGIL_FILE_LINK, IORING_OP_LINKAT, false},
+    {VIGIL_FILE_FTRUNCATE, OP_FTRUNCATE, false},
+    {VIGIL_FILE_FALLOCATE, IORING_OP_FALLOCATE, false},
+    {VIGIL_FILE_SPLICE, IORING_OP_SPLICE, false},
+};
+
+/* Fills st->ring from the table, the kernel's probe and VIGIL_FILE_FS_ROUTE (ring:
+ * every call the kernel has on the ring, threads: none; for measuring the table). */
+static void routes_init(vigil_loop *loop, struct uring_state *st)
+{
+    const char *env = getenv("VIGIL_FILE_FS_ROUTE");
+    int force = env && strcmp(env, "ring") == 0 ? 1 : env && strcmp(env, "threads") == 0 ? 2 : 0;
+    struct io_uring_probe *p = io_uring_get_probe_ring(&loop->ring->ring);
+    for (size_t i = 0; i < sizeof fs_routes / sizeof fs_routes[0]; i++) {
+        const struct fs_route *rt = &fs_routes[i];
+        bool have = p && rt->ring_op <= p->last_op && (p->ops[rt->ring_op].flags & IO_URING_OP_SUPPORTED);
+        st->ring[rt->op] = have && (force == 1 || (force == 0 && rt->ring));
+    }
+    if (p)
+        io_uring_free_probe(p);
+}
 
 static void uring_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t cqe_flags);
 
@@ -85,6 +138,20 @@ static inline __attribute__((always_inline)) bool queue(vigil_loop *loop, vigil_
     case VIGIL_FILE_OPEN: io_uring_prep_openat(sqe, fd, req->path, req->arg, (mode_t)req->mode); break;
     case VIGIL_FILE_CLOSE: io_uring_prep_close(sqe, fd); break;
     case VIGIL_FILE_STAT: io_uring_prep_statx(sqe, fd, req->path, req->arg, req->mode, req->stx); break;
+    /* The file-system calls the route table sends here. */
+    case VIGIL_FILE_UNLINK: io_uring_prep_unlinkat(sqe, fd, req->path, req->arg); break;
+    case VIGIL_FILE_RENAME:
+        io_uring_prep_renameat(sqe, fd, req->path, req->fd2, req->path2, (unsigned)req->arg);
+        break;
+    case VIGIL_FILE_MKDIR: io_uring_prep_mkdirat(sqe, fd, req->path, (mode_t)req->mode); break;
+    case VIGIL_FILE_SYMLINK: io_uring_prep_symlinkat(sqe, req->path, fd, req->path2); break;
+    case VIGIL_FILE_LINK: io_uring_prep_linkat(sqe, fd, req->path, req->fd2, req->path2, req->arg); break;
+    case VIGIL_FILE_FTRUNCATE: io_uring_prep_rw(OP_FTRUNCATE, sqe, fd, NULL, 0, (uint64_t)req->offset); break;
+    case VIGIL_FILE_FALLOCATE: io_uring_prep_fallocate(sqe, fd, req->arg, (off_t)req->offset, (off_t)req->arg64); break;
+    case VIGIL_FILE_SPLICE:
+        /* -1: no offset (a pipe's end), as the ring's SPLICE reads it */
+        io_uring_prep_splice(sqe, fd, req->offset, req->fd2, req->arg64, req->len, (unsigned)req->arg);
+        break;
     default: io_uring_prep_nop(sqe); break; /* refused at submission: never here */
     }
     if (fixed)
@@ -114,7 +181,8 @@ static void uring_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t 
     vigil_file_req *req = vigil__freq_req(fr);
     struct vigil__file *f = vigil__file_of(loop);
     struct uring_state *st = f->engine_state;
-    if ((res == -EAGAIN || res == -EINTR) && !vigil__freq_cancelled(req) && !f->freeing && vigil__freq_retry(req)) {
+    if ((res == -EAGAIN || res == -EINTR) && vigil__file_op_retries(req->op) && !vigil__freq_cancelled(req) &&
+        !f->freeing && vigil__freq_retry(req)) {
         /* Transient: the same SQE again, in this turn's next submission. */
         if (queue(loop, req))
             return;
@@ -125,10 +193,39 @@ static void uring_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t 
     vigil__file_complete(loop, f, req, res);
 }
 
+/* Hands reqs[0..n) to the thread pool (started on first use, with the doorbell). */
+static void to_threads(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
+{
+    int r = vigil__file_bell_init(loop, f);
+    if (r < 0) {
+        for (int i = 0; i < n; i++)
+            fail_later(loop, f, reqs[i]);
+        return;
+    }
+    if (!f->thr && (r = vigil__fthr_init(f, f->nthreads)) < 0) {
+        for (int i = 0; i < n; i++) {
+            vigil__freq(reqs[i])->route = VIGIL__ROUTE_DONE;
+            vigil__file_defer(f, reqs[i], r);
+        }
+        return;
+    }
+    vigil__fthr_submit(f, reqs, n);
+}
+
 static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
 {
     struct uring_state *st = f->engine_state;
+    vigil_file_req *thr[64]; /* the batch's requests for the threads: one queue lock */
+    int nthr = 0;
     for (int i = 0; i < n; i++) {
+        if (reqs[i]->op >= VIGIL_FILE_UNLINK && !st->ring[reqs[i]->op]) {
+            thr[nthr++] = reqs[i];
+            if (nthr == (int)(sizeof thr / sizeof thr[0])) {
+                to_threads(loop, f, thr, nthr);
+                nthr = 0;
+            }
+            continue;
+        }
         if (queue(loop, reqs[i])) {
             st->nkernel++;
             if (!vigil__freq(reqs[i])->pooled)
@@ -136,12 +233,15 @@ static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req
         } else
             fail_later(loop, f, reqs[i]);
     }
+    if (nthr)
+        to_threads(loop, f, thr, nthr);
 }
 
 static int uring_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req)
 {
-    (void)f;
     struct vigil__freq *fr = vigil__freq(req);
+    if (fr->route == VIGIL__ROUTE_QUEUED || fr->route == VIGIL__ROUTE_WORKER)
+        return vigil__fthr_cancel(f, req); /* a file-system call on the threads */
     fr->ctl_bits |= VIGIL__FREQ_CANCEL;
     if (fr->route == VIGIL__ROUTE_URING)
         vigil__ring_cancel(loop->ring, &fr->uop); /* the op still completes, -ECANCELED or done */
@@ -158,6 +258,7 @@ static int uring_init(vigil_loop *loop, struct vigil__file *f)
     if (!st)
         return -ENOMEM;
     f->engine_state = st;
+    routes_init(loop, st);
     return 0;
 }
 
@@ -180,6 +281,10 @@ static void uring_fini(vigil_loop *loop, struct vigil__file *f)
         if (vigil__ring_drain(loop, loop->ring) < 0)
             break; /* the ring is broken: closing it (backend fini) ends the rest */
     }
+    /* The file-system calls on the threads: queued ones are refused, running ones end
+     * (their callbacks run from the doorbell's drain, vigil__file_bell_fini). */
+    if (f->thr)
+        vigil__fthr_fini(f);
     free(st);
     f->engine_state = NULL;
 }
