@@ -1,7 +1,9 @@
 /* vigil: asynchronous file I/O in the loop.
  *
- * A file request (read, write, readv, writev, fsync, fdatasync, open, close, stat) is
- * started from the loop thread and completed by its callback, in the loop thread. The
+ * A file request (read, write, readv, writev, fsync, fdatasync, open, close, stat, and
+ * the file-system calls: unlink, rename, mkdir, symlink, link, readlink, truncate,
+ * fallocate, chmod, chown, utimes, readdir, mkdtemp, copy_file_range, splice, sendfile)
+ * is started from the loop thread and completed by its callback, in the loop thread. The
  * request struct is the caller's (embed it in your own object) or taken from the loop's
  * request pool, which refills 32 at a time and never frees before vigil_loop_free: in
  * the steady state no request allocates anything.
@@ -373,7 +375,9 @@ static inline void vigil_file_prep_utimes(vigil_file_req *r, int dirfd, const ch
  * directory ends. res: the bytes written (walk them with vigil_file_dirent_next), 0 at
  * the end of the directory. offset -1 reads on from fd's position (a fresh fd starts at
  * the beginning); offset >= 0 seeks there first (0: the beginning, or the off of an
- * entry already read). Requests on the same fd must not overlap. */
+ * entry already read). Requests on the same fd must not overlap. A res below len - 280
+ * (the largest entry) also says the end was reached (or an error the next request
+ * reports): the request that would return 0 may be skipped. */
 #define VIGIL_FILE_DIR_NEXT (-1)
 static inline void vigil_file_prep_readdir(vigil_file_req *r, int fd, void *buf, size_t len, int64_t offset,
                                            vigil_file_cb cb)
