@@ -240,8 +240,15 @@ static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req
 static int uring_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req)
 {
     struct vigil__freq *fr = vigil__freq(req);
-    if (fr->route == VIGIL__ROUTE_QUEUED || fr->route == VIGIL__ROUTE_WORKER)
-        return vigil__fthr_cancel(f, req); /* a file-system call on the threads */
+    struct uring_state *st = f->engine_state;
+    /* A file-system call on the threads (told by its op: its route is the workers' to
+     * change, under the pool's lock). */
+    if (req->op >= VIGIL_FILE_UNLINK && !st->ring[req->op]) {
+        if (f->thr)
+            return vigil__fthr_cancel(f, req);
+        fr->ctl_bits |= VIGIL__FREQ_CANCEL; /* the pool never started: it ends through the doorbell */
+        return 0;
+    }
     fr->ctl_bits |= VIGIL__FREQ_CANCEL;
     if (fr->route == VIGIL__ROUTE_URING)
         vigil__ring_cancel(loop->ring, &fr->uop); /* the op still completes, -ECANCELED or done */
