@@ -371,7 +371,7 @@ static inline void vigil_file_prep_utimes(vigil_file_req *r, int dirfd, const ch
     r->times = times, r->arg = flags;
 }
 /* The next entries of the directory open at fd (O_DIRECTORY), as getdents64(2) writes
- * them, into buf: getdents64 is called until buf cannot take another entry or the
+ * them, into buf (8-byte aligned, as malloc's memory is: the records are): getdents64 is called until buf cannot take another entry or the
  * directory ends. res: the bytes written (walk them with vigil_file_dirent_next), 0 at
  * the end of the directory. offset -1 reads on from fd's position (a fresh fd starts at
  * the beginning); offset >= 0 seeks there first (0: the beginning, or the off of an

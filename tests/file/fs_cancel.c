@@ -4,6 +4,7 @@
  * still queued is the engine's timing: either answer passes, a wrong one fails. */
 #include "ft.h"
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #define N 48

@@ -15,9 +15,14 @@
 #include "ft.h"
 
 #include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #define MAXN 256
+#define PATHLEN 48 /* renames nest trees: paths grow past depth 3 (bounded at 40) */
 #define BATCH 12
 #define BATCHES 250
 
@@ -26,7 +31,7 @@ enum { OP_CREATE, OP_MKDIR, OP_RMDIR, OP_UNLINK, OP_RENAME, OP_TRUNCATE, OP_SYML
 static const char *op_names[] = {"create", "mkdir", "rmdir", "unlink", "rename", "truncate", "symlink", "link", "readdir"};
 
 struct node {
-    char path[16]; /* relative to the scratch directory: "a", "a/b", "a/b/c" */
+    char path[PATHLEN]; /* relative to the scratch directory: "a", "a/b", "a/b/c"... */
     int kind;
     int ino;       /* the model's inode: hard links share it */
 };
@@ -69,7 +74,7 @@ static int find(const char *p)
  * symlink's target is absolute and never exists: ENOENT). */
 static int parent_err(const char *p)
 {
-    char pre[16];
+    char pre[PATHLEN];
     for (size_t i = 0; p[i]; i++) {
         if (p[i] != '/')
             continue;
@@ -119,10 +124,10 @@ static void move_tree(const char *from, const char *to, bool *moved)
     for (int i = 0; i < nn; i++) {
         if (moved[i] || !under(nodes[i].path, from))
             continue;
-        char np[64];
+        char np[2 * PATHLEN];
         snprintf(np, sizeof np, "%s%s", to, nodes[i].path + strlen(from));
         CHECK(strlen(np) < sizeof nodes[i].path);
-        snprintf(nodes[i].path, sizeof nodes[i].path, "%s", np);
+        memcpy(nodes[i].path, np, strlen(np) + 1);
         moved[i] = true;
     }
 }
@@ -131,8 +136,8 @@ static void move_tree(const char *from, const char *to, bool *moved)
 
 struct op {
     int kind;
-    char p1[16], p2[16];
-    char full1[64], full2[64];
+    char p1[PATHLEN], p2[PATHLEN];
+    char full1[96], full2[96];
     unsigned flags;
     int64_t size;
     int want;                /* 0 or a negative errno */
@@ -141,7 +146,7 @@ struct op {
     int dirfd;               /* readdir: the directory, opened at submission */
     char names[8][16];       /* readdir: the names the model holds there */
     int nnames;
-    char buf[4096];
+    _Alignas(8) char buf[4096]; /* a readdir buffer: its records are 8-byte aligned */
     char target[32];
     vigil_file_req req;
 };
@@ -149,9 +154,21 @@ struct op {
 static void rand_path(char *out)
 {
     static const char alpha[] = "abcd";
-    if (nn > 0 && rnd() % 2) {
-        snprintf(out, 16, "%s", nodes[rnd() % (uint64_t)nn].path);
+    uint64_t how = rnd() % 4;
+    if (nn > 0 && how < 2) { /* a name that exists */
+        snprintf(out, PATHLEN, "%s", nodes[rnd() % (uint64_t)nn].path);
         return;
+    }
+    if (nn > 0 && how == 2) { /* a new name in a directory that exists, when one does */
+        int k = (int)(rnd() % (uint64_t)nn);
+        if (nodes[k].kind == K_DIR && strlen(nodes[k].path) < 5) {
+            size_t n = strlen(nodes[k].path);
+            memcpy(out, nodes[k].path, n);
+            out[n] = '/';
+            out[n + 1] = alpha[rnd() % 4];
+            out[n + 2] = 0;
+            return;
+        }
     }
     int depth = 1 + (int)(rnd() % 3);
     char *q = out;
@@ -163,29 +180,39 @@ static void rand_path(char *out)
     *q = 0;
 }
 
+/* How much longer than p the longest name at or below it is. */
+static size_t deepest(const char *p)
+{
+    size_t n = strlen(p), most = 0;
+    for (int i = 0; i < nn; i++)
+        if (under(nodes[i].path, p) && strlen(nodes[i].path) - n > most)
+            most = strlen(nodes[i].path) - n;
+    return most;
+}
+
 static bool related(const char *a, const char *b)
 {
     return under(a, b) || under(b, a);
 }
 
 /* The paths an operation reads or changes ("#n": the model inode a truncate sets). */
-static int footprint(const struct op *o, char fp[3][16])
+static int footprint(const struct op *o, char fp[3][PATHLEN])
 {
     int n = 0;
-    snprintf(fp[n++], 16, "%s", o->p1);
+    snprintf(fp[n++], PATHLEN, "%s", o->p1);
     if (o->kind == OP_RENAME || o->kind == OP_LINK)
-        snprintf(fp[n++], 16, "%s", o->p2);
+        snprintf(fp[n++], PATHLEN, "%s", o->p2);
     if (o->kind == OP_TRUNCATE) {
         int k = find(o->p1);
         if (k >= 0)
-            snprintf(fp[n++], 16, "#%d", nodes[k].ino);
+            snprintf(fp[n++], PATHLEN, "#%d", nodes[k].ino);
     }
     return n;
 }
 
 static bool conflicts(const struct op *a, const struct op *b)
 {
-    char fa[3][16], fb[3][16];
+    char fa[3][PATHLEN], fb[3][PATHLEN];
     int na = footprint(a, fa), nb = footprint(b, fb);
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++) {
@@ -452,8 +479,14 @@ int main(void)
             rand_path(o->p1);
             if (k == OP_RENAME || k == OP_LINK) {
                 rand_path(o->p2);
+                if (rnd() % 2) { /* a sibling: the same parent, another last letter */
+                    memcpy(o->p2, o->p1, sizeof o->p2);
+                    o->p2[strlen(o->p2) - 1] = "abcd"[rnd() % 4];
+                }
                 if (k == OP_RENAME && related(o->p1, o->p2))
                     continue; /* into itself, or onto an ancestor: another errno story */
+                if (k == OP_RENAME && (strlen(o->p2) + deepest(o->p1) > 40 || strlen(o->p1) + deepest(o->p2) > 40))
+                    continue; /* a tree nested too deep */
                 if (k == OP_LINK && !strcmp(o->p1, o->p2))
                     continue;
                 static const unsigned fl[] = {0, 0, RENAME_NOREPLACE, RENAME_EXCHANGE};
@@ -468,7 +501,7 @@ int main(void)
                 continue;
             predict(o);
             if (k == OP_READDIR) {
-                char full[64];
+                char full[96];
                 snprintf(full, sizeof full, "%s/%s", dir, o->p1);
                 o->dirfd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 int got = o->dirfd < 0 ? -errno : 0;
@@ -517,7 +550,7 @@ int main(void)
         for (int i = 1; i < nn; i++)
             if (strlen(nodes[i].path) > strlen(nodes[best].path))
                 best = i;
-        char full[64];
+        char full[96];
         snprintf(full, sizeof full, "%s/%s", dir, nodes[best].path);
         CHECK_SYS(nodes[best].kind == K_DIR ? rmdir(full) : unlink(full));
         del(best);
