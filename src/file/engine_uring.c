@@ -41,28 +41,42 @@ struct uring_state {
  * gives to the file engine's threads. A call goes to the ring only where io_uring has
  * an operation for it (probed at init) and the ring is not slower than the threads.
  * Most of these operations never run inline in io_uring_enter: the kernel hands every
- * one to an io-wq worker thread (REQ_F_FORCE_ASYNC), so the ring saves the
- * hand-off to a user thread but pays for the kernel's own, and for an io-wq worker per
- * concurrent operation (64 in flight: up to 64 workers contending for one directory's
- * lock). The figures below decided each entry: lab/fs-ops (10,000 files in one
- * directory on ext4, inflight 1 and 64, ops/s and CPU ns per op of the whole process,
- * io-wq workers included), engine "uring" with VIGIL_FILE_FS_ROUTE=ring vs "threads",
- * 2-core VM, kernel 6.18; see vigil_file.7 for the table.
- * No io_uring operation: readlink, truncate (by path), chmod, chown, utimes, readdir
- * (no getdents op), mkdtemp, copy_file_range, sendfile. */
+ * one to an io-wq worker thread (REQ_F_FORCE_ASYNC), so the ring saves the hand-off to
+ * a user thread but pays for the kernel's own. Measured with lab/fs-ops ("route:" ops:
+ * 10,000 files in one directory on ext4, uring engine with VIGIL_FILE_FS_ROUTE=ring vs
+ * =threads; ops/s and CPU us per op of the whole process, io-wq workers included;
+ * inflight 1 / 64; 2-core VM, kernel 6.18, 2026-11-27, a loaded machine: +-30%):
+ *
+ *   call       ring: ops/s  CPU/op         threads: ops/s  CPU/op         decision
+ *   unlink     56k / 71k    15.7 / 13.6    17.5k / 95k     45.8 / 15.1    ring
+ *              30k / 82k    15.4 / 12.7    15.0k / 56k     36.3 / 15.5    (2nd round)
+ *   rename     14.7k / 19.5k 24.1 / 21.5   13.3k / 22.3k   41.2 / 20.8    ring
+ *              12.6k / 40k  27.4 / 23.5    9.8k / 15.9k    39.1 / 19.9    (2nd round)
+ *   mkdir      16.3k / 25.2k 28.1 / 31.1   4.7k / 5.8k     108 / 76       ring
+ *   symlink    1.0k / 2.2k  376 / 316      2.9k / 2.7k     433 / 455      ring (CPU)
+ *   link       49k / 66k    13.6 / 10.1    12.4k / 93k     29.5 / 11.1    ring
+ *   ftruncate  135k / 379k  7.4 / 2.6      91k / 122k      11.1 / 8.2     ring
+ *   fallocate  67k / 425k   6.6 / 2.4      46k / 120k      10.4 / 8.4     ring
+ *   splice     not measured (fs-ops has no splice)                        ring: io_uring has it
+ *
+ * The ring costs less CPU per call at one in flight (one io-wq hand-off against the
+ * pool's two wake-ups, futex and eventfd) and is as fast or faster at 64; where the
+ * threads won a round on ops/s (unlink and link at 64) the next round reversed it. No
+ * io_uring operation: readlink, truncate (by path), chmod, chown, utimes, readdir (no
+ * getdents op), mkdtemp, copy_file_range, sendfile: always threads. */
 static const struct fs_route {
     uint8_t op;
     uint8_t ring_op; /* the io_uring opcode */
     bool ring;       /* the decision (when the kernel has ring_op) */
 } fs_routes[] = {
-    {VIGIL_FILE_UNLINK, IORING_OP_UNLINKAT, false},
-    {VIGIL_FILE_RENAME, IORING_OP_RENAMEAT, false},
-    {VIGIL_FILE_MKDIR, IORING_OP_MKDIRAT, false},
-    {VIGIL_FILE_SYMLINK, IORING_OP_SYMLINKAT, false},
-    {VIGIL_FILE_LINK, IORING_OP_LINKAT, false},
-    {VIGIL_FILE_FTRUNCATE, OP_FTRUNCATE, false},
-    {VIGIL_FILE_FALLOCATE, IORING_OP_FALLOCATE, false},
-    {VIGIL_FILE_SPLICE, IORING_OP_SPLICE, false},
+    {VIGIL_FILE_UNLINK, IORING_OP_UNLINKAT, true},
+    {VIGIL_FILE_RENAME, IORING_OP_RENAMEAT, true},
+    {VIGIL_FILE_MKDIR, IORING_OP_MKDIRAT, true},
+    {VIGIL_FILE_SYMLINK, IORING_OP_SYMLINKAT, true},
+    {VIGIL_FILE_LINK, IORING_OP_LINKAT, true},
+    {VIGIL_FILE_FTRUNCATE, OP_FTRUNCATE, true},
+    {VIGIL_FILE_FALLOCATE, IORING_OP_FALLOCATE, true},
+    {VIGIL_FILE_SPLICE, IORING_OP_SPLICE, true},
 };
 
 /* Fills st->ring from the table, the kernel's probe and VIGIL_FILE_FS_ROUTE (ring:
