@@ -56,7 +56,7 @@ def fs_type(path):
 
 
 def plan(ctx):
-    n_rounds, ms = (1, 60) if ctx.quick else (2, 250)
+    n_rounds, ms = (1, 30) if ctx.quick else (2, 150)
     d = os.path.join(ctx.tmp, "dir")
     os.makedirs(d, exist_ok=True)
     fs = fs_type(d)
@@ -65,16 +65,18 @@ def plan(ctx):
     def step(r, op, s):
         if s[1] == "fo_liburing" and op == "readdir":
             return None  # io_uring has no getdents
-        est = (0.8 if ctx.quick else 2.0) * (1 if "--inflight" in s[2] else 2)
+        # create and unlink also remake or remove the 10,000 files before each pass
+        est = (0.8 if ctx.quick else 1.2) * (1 if "--inflight" in s[2] else 2) * (2 if op in ("create", "unlink") else 1)
         return dict(cmd=[s[1], "--dir", d, "--op", op, "--ms", str(ms), "--fs", fs] + s[2],
-                    label=f"round {r + 1}/{n_rounds}: {op}: {s[0]}", est_s=est)
+                    label=f"round {r + 1}/{n_rounds}: {op}: {s[0]}", est_s=est, timeout_s=180)
     steps = rounds.alternate(n_rounds, OPS, have, step)
     if os.path.exists(os.path.join(ctx.bin, "fo_vigil")):
         for op in ROUTE_OPS:
             for route in ("ring", "threads"):
                 steps.append(dict(cmd=["fo_vigil", "--dir", d, "--op", op, "--ms", str(ms // 2), "--fs", fs,
                                        "--engine", "uring", "--route", route],
-                                  label=f"route table: {op}: uring engine, {route}", est_s=1.0 if ctx.quick else 1.5))
+                                  label=f"route table: {op}: uring engine, {route}", est_s=2.0,
+                                  timeout_s=120))
     return steps
 
 
