@@ -61,7 +61,11 @@ struct uring_state {
  *
  * The ring costs less CPU per call at one in flight (one io-wq hand-off against the
  * pool's two wake-ups, futex and eventfd) and is as fast or faster at 64; where the
- * threads won a round on ops/s (unlink and link at 64) the next round reversed it. No
+ * threads won a round on ops/s (unlink and link at 64) the next round reversed it. The
+ * QUICK lab run of 20261127T200058Z agreed at one in flight (ring 1.6-4x the ops/s at
+ * 0.5-0.7x the CPU) and at 64 for mkdir, symlink, ftruncate, fallocate, link, but had
+ * the threads ahead for unlink (65k vs 41k ops/s) and rename (52k vs 26k) at 64 at
+ * equal CPU: within this loaded machine's noise; to be measured again quietly. No
  * io_uring operation: readlink, truncate (by path), chmod, chown, utimes, readdir (no
  * getdents op), mkdtemp, copy_file_range, sendfile: always threads. */
 static const struct fs_route {
