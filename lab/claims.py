@@ -12,8 +12,8 @@ A verdict is "holds", "falls short" (both figures measured, the comparison fails
 
 The issues' checker (../shared/targets.py, beside the repository) sets the same targets
 for its own use; tests/lab/claims_targets.py checks that the two read the same
-benchmarks, systems and metrics. Benchmarks the lab does not have yet (fs-ops,
-fs-watch, resolve, https-hello, py-http, py-tls-echo, py-files) add their
+benchmarks, systems and metrics. Benchmarks the lab does not have yet (fs-watch,
+resolve, https-hello, py-http, py-tls-echo, py-files) add their
 claims here with their folders.
 
   python3 lab/claims.py [results.jsonl] [bench ...]
@@ -384,6 +384,25 @@ def _net_fair():
     return out
 
 
+def _fs_ops():
+    """Issue 28's fs-ops: vigil's best engine against the faster of libuv (its default
+    pool, threads=4) and hand-written liburing (libuv alone for readdir: io_uring has no
+    getdents), and its CPU per operation against libuv's. The checker reads the CPU of the
+    engine with the most ops/s; a claim reads one figure per side, so this one reads
+    vigil's lowest CPU per operation (the report shows each engine's)."""
+    b = "fs-ops"
+    out = []
+    for op in ("create", "stat", "read", "rename", "unlink", "readdir"):
+        for n in (1, 64):
+            at = dict(op=op, inflight=n)
+            peers = [R(b, "libuv", "ops_per_s", threads=4, **at)] + ([R(b, "liburing", "ops_per_s", **at)] if op != "readdir" else [])
+            out.append(C(f"{op}, {n} in flight: the best engine reaches 0.95x the ops/s of the faster of libuv (default pool)"
+                         + (" and liburing" if op != "readdir" else ""), R(b, "vigil", "ops_per_s", **at), ">=", peers, 0.95))
+            out.append(C(f"{op}, {n} in flight: CPU per operation at most libuv's (default pool)",
+                         R(b, "vigil", "cpu_ns_per_op", **at), "<=", R(b, "libuv", "cpu_ns_per_op", threads=4, **at)))
+    return out
+
+
 def _py_echo():
     b, cpu, rps = "py-echo", "server_cpu_ns_per_request", "requests_per_s"
     out = []
@@ -452,7 +471,7 @@ def _work_queue():
 
 CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full, _mq_pingpong,
                          _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair, _py_echo, _py_timers, _spawn,
-                         _work_queue)
+                         _work_queue, _fs_ops)
           for c in part()]
 
 

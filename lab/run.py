@@ -42,7 +42,7 @@ import claims  # noqa: E402  (lab/claims.py: the project's claims)
 # Parameter keys of the lab contract (lab/README.md), in the order tables show them. "engine"
 # and "backend" name what was measured (part of the series), not a parameter.
 PARAM_KEYS = ("fds", "active", "changes", "batch", "depth", "delay_us", "msg_bytes", "pattern", "file", "gap_us",
-              "conns", "idle_conns", "inflight", "op", "parent_rss_mb", "workload")
+              "conns", "idle_conns", "inflight", "op", "parent_rss_mb", "workload", "threads")
 SKIP_EXIT = 77
 
 # Each benchmark's wall-time budget in a full run, in seconds (QUICK=1 runs are not held to

@@ -1,7 +1,9 @@
 /* vigil: asynchronous file I/O in the loop.
  *
- * A file request (read, write, readv, writev, fsync, fdatasync, open, close, stat) is
- * started from the loop thread and completed by its callback, in the loop thread. The
+ * A file request (read, write, readv, writev, fsync, fdatasync, open, close, stat, and
+ * the file-system calls: unlink, rename, mkdir, symlink, link, readlink, truncate,
+ * fallocate, chmod, chown, utimes, readdir, mkdtemp, copy_file_range, splice, sendfile)
+ * is started from the loop thread and completed by its callback, in the loop thread. The
  * request struct is the caller's (embed it in your own object) or taken from the loop's
  * request pool, which refills 32 at a time and never frees before vigil_loop_free: in
  * the steady state no request allocates anything.
@@ -47,6 +49,7 @@ extern "C" {
 #endif
 
 struct statx;
+struct timespec;
 
 enum vigil_file_engine_kind {
     VIGIL_FILE_ENGINE_AUTO = 0, /* uring when the loop runs io_uring, else aio, else threads */
@@ -65,6 +68,24 @@ enum vigil_file_op {
     VIGIL_FILE_OPEN = 7,      /* openat(fd, path, arg, mode); res is the new fd */
     VIGIL_FILE_CLOSE = 8,     /* close(fd) */
     VIGIL_FILE_STAT = 9,      /* statx(fd, path, arg, mask, stx) */
+    /* File-system calls (the prep helpers below name the fields each one uses). */
+    VIGIL_FILE_UNLINK = 10,   /* unlinkat(fd, path, arg): arg AT_REMOVEDIR is rmdir */
+    VIGIL_FILE_RENAME = 11,   /* renameat2(fd, path, fd2, path2, arg) */
+    VIGIL_FILE_MKDIR = 12,    /* mkdirat(fd, path, mode) */
+    VIGIL_FILE_SYMLINK = 13,  /* symlinkat(path, fd, path2): path2 becomes a link to path */
+    VIGIL_FILE_LINK = 14,     /* linkat(fd, path, fd2, path2, arg) */
+    VIGIL_FILE_READLINK = 15, /* readlinkat(fd, path, buf2, len): res is the length */
+    VIGIL_FILE_TRUNCATE = 16, /* truncate(path, offset) */
+    VIGIL_FILE_FTRUNCATE = 17,/* ftruncate(fd, offset) */
+    VIGIL_FILE_FALLOCATE = 18,/* fallocate(fd, arg, offset, arg64) */
+    VIGIL_FILE_CHMOD = 19,    /* fchmodat(fd, path, mode, arg); path NULL: fchmod(fd, mode) */
+    VIGIL_FILE_CHOWN = 20,    /* fchownat(fd, path, mode, arg2, arg); path NULL: fchown */
+    VIGIL_FILE_UTIMES = 21,   /* utimensat(fd, path, times, arg); path NULL: futimens */
+    VIGIL_FILE_READDIR = 22,  /* getdents64(fd, buf, len) until buf is full: res bytes */
+    VIGIL_FILE_MKDTEMP = 23,  /* mkdtemp(buf): the template is rewritten in place */
+    VIGIL_FILE_COPY_RANGE = 24, /* copy_file_range(fd, &offset, fd2, &arg64, len, 0) */
+    VIGIL_FILE_SPLICE = 25,   /* splice(fd, &offset, fd2, &arg64, len, arg) */
+    VIGIL_FILE_SENDFILE = 26, /* sendfile(fd2, fd, &offset, len): fd2 is the socket */
 };
 
 /* Request flags. */
@@ -102,10 +123,27 @@ struct vigil_file_req {
     void *private_p_;                /* private to vigil */
     int64_t result;               /* the callback's res, once it ran */
     /* Less used: */
-    struct statx *stx;            /* STAT: the result */
-    int32_t arg;                  /* OPEN: open flags; STAT: AT_* flags */
-    uint32_t mode;                /* OPEN: creation mode; STAT: STATX_* mask */
-    uint64_t reserved[2];
+    __extension__ union {
+        struct statx *stx;            /* STAT: the result */
+        const char *path2;            /* RENAME, LINK: the new name; SYMLINK: the link */
+        void *buf2;                   /* READLINK: where the target goes */
+        const struct timespec *times; /* UTIMES: atime, mtime (NULL: now) */
+    };
+    int32_t arg;                  /* OPEN: open flags; STAT, LINK, CHMOD, CHOWN, UTIMES: AT_*
+                                     flags; UNLINK: 0 or AT_REMOVEDIR; RENAME: RENAME_*;
+                                     FALLOCATE: its mode; SPLICE: SPLICE_F_* */
+    uint32_t mode;                /* OPEN, MKDIR, CHMOD: the mode; STAT: STATX_* mask;
+                                     CHOWN: the owner */
+    __extension__ union {
+        uint64_t reserved[2];
+        __extension__ struct {
+            int64_t arg64;        /* COPY_RANGE, SPLICE: fd2's offset (-1: its position,
+                                     or none for a pipe); FALLOCATE: the length */
+            int32_t fd2;          /* RENAME, LINK: the new name's directory; COPY_RANGE,
+                                     SPLICE: the output; SENDFILE: the socket */
+            uint32_t arg2;        /* CHOWN: the group */
+        };
+    };
     uint64_t private_[20];           /* private to vigil (the request is 256 bytes) */
 };
 
@@ -229,6 +267,175 @@ static inline void vigil_file_prep_stat(vigil_file_req *r, int dirfd, const char
 {
     vigil_file__prep(r, VIGIL_FILE_STAT, dirfd, cb);
     r->path = path, r->arg = at_flags, r->mode = mask, r->stx = stx;
+}
+
+/* File-system calls. Each is the system call named in enum vigil_file_op, with its
+ * results and its errors (a negative errno: -ENOENT, -EEXIST, -ENOTDIR, -EISDIR,
+ * -ENOTEMPTY...). Paths and buffers must stay valid until the callback. Registered
+ * files (VIGIL_FILE_FIXED_FILE) are refused (-EINVAL). dirfd may be AT_FDCWD. Which
+ * run as io_uring operations on the uring engine and which on the file engine's
+ * threads: vigil_file.7. */
+static inline void vigil_file__prep_path(vigil_file_req *r, int op, int dirfd, const char *path, vigil_file_cb cb)
+{
+    vigil_file__prep(r, op, dirfd, cb);
+    r->path = path, r->path2 = NULL, r->arg = 0, r->mode = 0, r->arg64 = 0, r->fd2 = -1, r->arg2 = 0;
+}
+/* unlinkat(dirfd, path, 0) */
+static inline void vigil_file_prep_unlink(vigil_file_req *r, int dirfd, const char *path, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_UNLINK, dirfd, path, cb);
+}
+/* unlinkat(dirfd, path, AT_REMOVEDIR) */
+static inline void vigil_file_prep_rmdir(vigil_file_req *r, int dirfd, const char *path, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_UNLINK, dirfd, path, cb);
+    r->arg = 0x200; /* AT_REMOVEDIR */
+}
+/* renameat2(olddirfd, oldpath, newdirfd, newpath, flags): flags 0, RENAME_NOREPLACE,
+ * RENAME_EXCHANGE (or RENAME_WHITEOUT) */
+static inline void vigil_file_prep_rename(vigil_file_req *r, int olddirfd, const char *oldpath, int newdirfd,
+                                          const char *newpath, unsigned flags, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_RENAME, olddirfd, oldpath, cb);
+    r->fd2 = newdirfd, r->path2 = newpath, r->arg = (int32_t)flags;
+}
+/* mkdirat(dirfd, path, mode) */
+static inline void vigil_file_prep_mkdir(vigil_file_req *r, int dirfd, const char *path, unsigned mode,
+                                         vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_MKDIR, dirfd, path, cb);
+    r->mode = mode;
+}
+/* symlinkat(target, dirfd, linkpath) */
+static inline void vigil_file_prep_symlink(vigil_file_req *r, const char *target, int dirfd, const char *linkpath,
+                                           vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_SYMLINK, dirfd, target, cb);
+    r->path2 = linkpath;
+}
+/* linkat(olddirfd, oldpath, newdirfd, newpath, flags): flags 0 or AT_SYMLINK_FOLLOW */
+static inline void vigil_file_prep_link(vigil_file_req *r, int olddirfd, const char *oldpath, int newdirfd,
+                                        const char *newpath, int flags, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_LINK, olddirfd, oldpath, cb);
+    r->fd2 = newdirfd, r->path2 = newpath, r->arg = flags;
+}
+/* readlinkat(dirfd, path, buf, len): res is the target's length (not NUL-terminated;
+ * res == len may mean it was cut short, as readlink(2) says) */
+static inline void vigil_file_prep_readlink(vigil_file_req *r, int dirfd, const char *path, char *buf, size_t len,
+                                            vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_READLINK, dirfd, path, cb);
+    r->buf2 = buf, r->len = vigil_file__len(len);
+}
+/* truncate(path, length) */
+static inline void vigil_file_prep_truncate(vigil_file_req *r, const char *path, int64_t length, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_TRUNCATE, -100 /* AT_FDCWD */, path, cb);
+    r->offset = length;
+}
+/* ftruncate(fd, length) */
+static inline void vigil_file_prep_ftruncate(vigil_file_req *r, int fd, int64_t length, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_FTRUNCATE, fd, NULL, cb);
+    r->offset = length;
+}
+/* fallocate(fd, mode, offset, len) */
+static inline void vigil_file_prep_fallocate(vigil_file_req *r, int fd, int mode, int64_t offset, int64_t len,
+                                             vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_FALLOCATE, fd, NULL, cb);
+    r->arg = mode, r->offset = offset, r->arg64 = len;
+}
+/* fchmodat(dirfd, path, mode, flags); path NULL: fchmod(dirfd, mode) */
+static inline void vigil_file_prep_chmod(vigil_file_req *r, int dirfd, const char *path, unsigned mode, int flags,
+                                         vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_CHMOD, dirfd, path, cb);
+    r->mode = mode, r->arg = flags;
+}
+/* fchownat(dirfd, path, owner, group, flags) ((uid_t)-1 and (gid_t)-1 leave one as it
+ * is); path NULL: fchown(dirfd, owner, group) */
+static inline void vigil_file_prep_chown(vigil_file_req *r, int dirfd, const char *path, uid_t owner, gid_t group,
+                                         int flags, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_CHOWN, dirfd, path, cb);
+    r->mode = (uint32_t)owner, r->arg2 = (uint32_t)group, r->arg = flags;
+}
+/* utimensat(dirfd, path, times, flags) (times NULL: both now; UTIME_NOW, UTIME_OMIT
+ * work); path NULL: futimens(dirfd, times) */
+static inline void vigil_file_prep_utimes(vigil_file_req *r, int dirfd, const char *path,
+                                          const struct timespec *times, int flags, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_UTIMES, dirfd, path, cb);
+    r->times = times, r->arg = flags;
+}
+/* The next entries of the directory open at fd (O_DIRECTORY), as getdents64(2) writes
+ * them, into buf (8-byte aligned, as malloc's memory is: the records are): getdents64 is called until buf cannot take another entry or the
+ * directory ends. res: the bytes written (walk them with vigil_file_dirent_next), 0 at
+ * the end of the directory. offset -1 reads on from fd's position (a fresh fd starts at
+ * the beginning); offset >= 0 seeks there first (0: the beginning, or the off of an
+ * entry already read). Requests on the same fd must not overlap. A res below len - 280
+ * (the largest entry) also says the end was reached (or an error the next request
+ * reports): the request that would return 0 may be skipped. */
+#define VIGIL_FILE_DIR_NEXT (-1)
+static inline void vigil_file_prep_readdir(vigil_file_req *r, int fd, void *buf, size_t len, int64_t offset,
+                                           vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_READDIR, fd, NULL, cb);
+    r->buf = buf, r->len = vigil_file__len(len), r->offset = offset;
+}
+/* One entry of a READDIR buffer: Linux's struct linux_dirent64. */
+struct vigil_dirent {
+    uint64_t ino;
+    int64_t off;      /* where the next entry starts (a READDIR offset) */
+    uint16_t reclen;  /* this record's size */
+    uint8_t type;     /* DT_REG, DT_DIR, DT_LNK... (DT_UNKNOWN: stat it) */
+    char name[1];     /* NUL-terminated, as long as reclen allows (a C++-proof
+                         flexible array) */
+};
+/* The entry at *pos of a READDIR buffer holding len bytes (res), and *pos moved past
+ * it; NULL at the end (or at a record that does not fit: never from the kernel). */
+static inline const struct vigil_dirent *vigil_file_dirent_next(const void *buf, size_t len, size_t *pos)
+{
+    if (*pos + 20 > len) /* the header (19 bytes) and one byte of name */
+        return NULL;
+    const struct vigil_dirent *d = (const struct vigil_dirent *)(const void *)((const char *)buf + *pos);
+    if (d->reclen < 20 || *pos + d->reclen > len)
+        return NULL;
+    *pos += d->reclen;
+    return d;
+}
+/* mkdtemp(tmpl): tmpl ends in "XXXXXX", replaced in place; res 0 */
+static inline void vigil_file_prep_mkdtemp(vigil_file_req *r, char *tmpl, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_MKDTEMP, -100, NULL, cb);
+    r->buf = tmpl;
+}
+/* copy_file_range(fd_in, &off_in, fd_out, &off_out, len, 0); an offset of -1 uses (and
+ * moves) that file's position. res: bytes copied (may be short, 0 at the end). */
+static inline void vigil_file_prep_copy_range(vigil_file_req *r, int fd_in, int64_t off_in, int fd_out,
+                                              int64_t off_out, size_t len, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_COPY_RANGE, fd_in, NULL, cb);
+    r->offset = off_in, r->fd2 = fd_out, r->arg64 = off_out, r->len = vigil_file__len(len);
+}
+/* splice(fd_in, off_in, fd_out, off_out, len, flags): one end must be a pipe, whose
+ * offset is -1 (as splice(2)'s NULL). res: bytes moved. */
+static inline void vigil_file_prep_splice(vigil_file_req *r, int fd_in, int64_t off_in, int fd_out, int64_t off_out,
+                                          size_t len, unsigned flags, vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_SPLICE, fd_in, NULL, cb);
+    r->offset = off_in, r->fd2 = fd_out, r->arg64 = off_out, r->len = vigil_file__len(len), r->arg = (int32_t)flags;
+}
+/* sendfile(sock, fd, &offset, len): from the file fd at offset to the socket (or any
+ * fd) sock. res: bytes sent (may be short). A non-blocking socket that stays full is
+ * waited for (poll) a while, then -EAGAIN. */
+static inline void vigil_file_prep_sendfile(vigil_file_req *r, int sock, int fd, int64_t offset, size_t len,
+                                            vigil_file_cb cb)
+{
+    vigil_file__prep_path(r, VIGIL_FILE_SENDFILE, fd, NULL, cb);
+    r->fd2 = sock, r->offset = offset, r->len = vigil_file__len(len);
 }
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 /* Async file I/O, the thread pool: the "threads" engine, and the Linux AIO engine's
  * fallback for what AIO cannot do asynchronously (buffered I/O that would block, open,
- * close, stat).
+ * close, stat, the file-system calls), and the io_uring engine's for the file-system
+ * calls its route table keeps off the ring.
  *
  * LOCKING: t->mu guards the queue (head/tail/qlen), each queued request's route
  * (QUEUED -> WORKER), nidle and stop. A worker takes one request under the lock (up to
@@ -41,6 +42,8 @@ struct vigil__fthr {
 
 int64_t vigil__file_perform(vigil_file_req *req)
 {
+    if (req->op >= VIGIL_FILE_UNLINK)
+        return vigil__file_perform_fs(req); /* fs_calls.c */
     int fd = vigil__freq_fd(req);
     size_t len = req->len > VIGIL__FILE_MAX_RW ? VIGIL__FILE_MAX_RW : (size_t)req->len;
     for (int tries = 0;; tries++) {

@@ -1,7 +1,9 @@
 /* Async file I/O, the io_uring engine: a request becomes one SQE of the loop's ring
  * (src/ring), so the turn's file submissions reach the kernel in the same io_uring_enter
  * as its interest changes and its wait; the completion comes back as an op completion
- * at the turn's completion point, in the loop thread. No eventfd, no thread.
+ * at the turn's completion point, in the loop thread. No eventfd, no thread -- except
+ * for the file-system calls the route table (ROUTES, below) keeps off the ring: those
+ * go to the thread pool (engine_threads.c), started with its doorbell on first use.
  *
  * Registered files and buffers are the ring's own (io_uring_register_files/buffers):
  * a VIGIL_FILE_FIXED_FILE request skips the per-request file lookup, a
@@ -17,6 +19,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef VIGIL_HAVE_LIBURING
 #include <liburing.h>
@@ -26,7 +29,75 @@
 struct uring_state {
     vigil_file_req *head; /* the caller's requests in the kernel (inext/iprev) */
     unsigned nkernel;     /* all requests in the kernel */
+    /* By op (the file-system calls): true if it goes to the ring, false to threads. */
+    bool ring[VIGIL_FILE_SENDFILE + 1];
 };
+
+/* IORING_OP_FTRUNCATE (Linux 6.9) is newer than this liburing (2.3) and the system's
+ * <linux/io_uring.h>: prepared by hand with the kernel's number. */
+#define OP_FTRUNCATE 55
+
+/* ROUTES. Which file-system calls the io_uring engine puts on the ring and which it
+ * gives to the file engine's threads. A call goes to the ring only where io_uring has
+ * an operation for it (probed at init) and the ring is not slower than the threads.
+ * Most of these operations never run inline in io_uring_enter: the kernel hands every
+ * one to an io-wq worker thread (REQ_F_FORCE_ASYNC), so the ring saves the hand-off to
+ * a user thread but pays for the kernel's own. Measured with lab/fs-ops ("route:" ops:
+ * 10,000 files in one directory on ext4, uring engine with VIGIL_FILE_FS_ROUTE=ring vs
+ * =threads; ops/s and CPU us per op of the whole process, io-wq workers included;
+ * inflight 1 / 64; 2-core VM, kernel 6.18, 2026-11-27, a loaded machine: +-30%):
+ *
+ *   call       ring: ops/s  CPU/op         threads: ops/s  CPU/op         decision
+ *   unlink     56k / 71k    15.7 / 13.6    17.5k / 95k     45.8 / 15.1    ring
+ *              30k / 82k    15.4 / 12.7    15.0k / 56k     36.3 / 15.5    (2nd round)
+ *   rename     14.7k / 19.5k 24.1 / 21.5   13.3k / 22.3k   41.2 / 20.8    ring
+ *              12.6k / 40k  27.4 / 23.5    9.8k / 15.9k    39.1 / 19.9    (2nd round)
+ *   mkdir      16.3k / 25.2k 28.1 / 31.1   4.7k / 5.8k     108 / 76       ring
+ *   symlink    1.0k / 2.2k  376 / 316      2.9k / 2.7k     433 / 455      ring (CPU)
+ *   link       49k / 66k    13.6 / 10.1    12.4k / 93k     29.5 / 11.1    ring
+ *   ftruncate  135k / 379k  7.4 / 2.6      91k / 122k      11.1 / 8.2     ring
+ *   fallocate  67k / 425k   6.6 / 2.4      46k / 120k      10.4 / 8.4     ring
+ *   splice     not measured (fs-ops has no splice)                        ring: io_uring has it
+ *
+ * The ring costs less CPU per call at one in flight (one io-wq hand-off against the
+ * pool's two wake-ups, futex and eventfd) and is as fast or faster at 64; where the
+ * threads won a round on ops/s (unlink and link at 64) the next round reversed it. The
+ * QUICK lab run of 20261127T200058Z agreed at one in flight (ring 1.6-4x the ops/s at
+ * 0.5-0.7x the CPU) and at 64 for mkdir, symlink, ftruncate, fallocate, link, but had
+ * the threads ahead for unlink (65k vs 41k ops/s) and rename (52k vs 26k) at 64 at
+ * equal CPU: within this loaded machine's noise; to be measured again quietly. No
+ * io_uring operation: readlink, truncate (by path), chmod, chown, utimes, readdir (no
+ * getdents op), mkdtemp, copy_file_range, sendfile: always threads. */
+static const struct fs_route {
+    uint8_t op;
+    uint8_t ring_op; /* the io_uring opcode */
+    bool ring;       /* the decision (when the kernel has ring_op) */
+} fs_routes[] = {
+    {VIGIL_FILE_UNLINK, IORING_OP_UNLINKAT, true},
+    {VIGIL_FILE_RENAME, IORING_OP_RENAMEAT, true},
+    {VIGIL_FILE_MKDIR, IORING_OP_MKDIRAT, true},
+    {VIGIL_FILE_SYMLINK, IORING_OP_SYMLINKAT, true},
+    {VIGIL_FILE_LINK, IORING_OP_LINKAT, true},
+    {VIGIL_FILE_FTRUNCATE, OP_FTRUNCATE, true},
+    {VIGIL_FILE_FALLOCATE, IORING_OP_FALLOCATE, true},
+    {VIGIL_FILE_SPLICE, IORING_OP_SPLICE, true},
+};
+
+/* Fills st->ring from the table, the kernel's probe and VIGIL_FILE_FS_ROUTE (ring:
+ * every call the kernel has on the ring, threads: none; for measuring the table). */
+static void routes_init(vigil_loop *loop, struct uring_state *st)
+{
+    const char *env = getenv("VIGIL_FILE_FS_ROUTE");
+    int force = env && strcmp(env, "ring") == 0 ? 1 : env && strcmp(env, "threads") == 0 ? 2 : 0;
+    struct io_uring_probe *p = io_uring_get_probe_ring(&loop->ring->ring);
+    for (size_t i = 0; i < sizeof fs_routes / sizeof fs_routes[0]; i++) {
+        const struct fs_route *rt = &fs_routes[i];
+        bool have = p && rt->ring_op <= p->last_op && (p->ops[rt->ring_op].flags & IO_URING_OP_SUPPORTED);
+        st->ring[rt->op] = have && (force == 1 || (force == 0 && rt->ring));
+    }
+    if (p)
+        io_uring_free_probe(p);
+}
 
 static void uring_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t cqe_flags);
 
@@ -85,6 +156,20 @@ static inline __attribute__((always_inline)) bool queue(vigil_loop *loop, vigil_
     case VIGIL_FILE_OPEN: io_uring_prep_openat(sqe, fd, req->path, req->arg, (mode_t)req->mode); break;
     case VIGIL_FILE_CLOSE: io_uring_prep_close(sqe, fd); break;
     case VIGIL_FILE_STAT: io_uring_prep_statx(sqe, fd, req->path, req->arg, req->mode, req->stx); break;
+    /* The file-system calls the route table sends here. */
+    case VIGIL_FILE_UNLINK: io_uring_prep_unlinkat(sqe, fd, req->path, req->arg); break;
+    case VIGIL_FILE_RENAME:
+        io_uring_prep_renameat(sqe, fd, req->path, req->fd2, req->path2, (unsigned)req->arg);
+        break;
+    case VIGIL_FILE_MKDIR: io_uring_prep_mkdirat(sqe, fd, req->path, (mode_t)req->mode); break;
+    case VIGIL_FILE_SYMLINK: io_uring_prep_symlinkat(sqe, req->path, fd, req->path2); break;
+    case VIGIL_FILE_LINK: io_uring_prep_linkat(sqe, fd, req->path, req->fd2, req->path2, req->arg); break;
+    case VIGIL_FILE_FTRUNCATE: io_uring_prep_rw(OP_FTRUNCATE, sqe, fd, NULL, 0, (uint64_t)req->offset); break;
+    case VIGIL_FILE_FALLOCATE: io_uring_prep_fallocate(sqe, fd, req->arg, (off_t)req->offset, (off_t)req->arg64); break;
+    case VIGIL_FILE_SPLICE:
+        /* -1: no offset (a pipe's end), as the ring's SPLICE reads it */
+        io_uring_prep_splice(sqe, fd, req->offset, req->fd2, req->arg64, req->len, (unsigned)req->arg);
+        break;
     default: io_uring_prep_nop(sqe); break; /* refused at submission: never here */
     }
     if (fixed)
@@ -114,7 +199,8 @@ static void uring_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t 
     vigil_file_req *req = vigil__freq_req(fr);
     struct vigil__file *f = vigil__file_of(loop);
     struct uring_state *st = f->engine_state;
-    if ((res == -EAGAIN || res == -EINTR) && !vigil__freq_cancelled(req) && !f->freeing && vigil__freq_retry(req)) {
+    if ((res == -EAGAIN || res == -EINTR) && vigil__file_op_retries(req->op) && !vigil__freq_cancelled(req) &&
+        !f->freeing && vigil__freq_retry(req)) {
         /* Transient: the same SQE again, in this turn's next submission. */
         if (queue(loop, req))
             return;
@@ -125,10 +211,39 @@ static void uring_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t 
     vigil__file_complete(loop, f, req, res);
 }
 
+/* Hands reqs[0..n) to the thread pool (started on first use, with the doorbell). */
+static void to_threads(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
+{
+    int r = vigil__file_bell_init(loop, f);
+    if (r < 0) {
+        for (int i = 0; i < n; i++)
+            fail_later(loop, f, reqs[i]);
+        return;
+    }
+    if (!f->thr && (r = vigil__fthr_init(f, f->nthreads)) < 0) {
+        for (int i = 0; i < n; i++) {
+            vigil__freq(reqs[i])->route = VIGIL__ROUTE_DONE;
+            vigil__file_defer(f, reqs[i], r);
+        }
+        return;
+    }
+    vigil__fthr_submit(f, reqs, n);
+}
+
 static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
 {
     struct uring_state *st = f->engine_state;
+    vigil_file_req *thr[64]; /* the batch's requests for the threads: one queue lock */
+    int nthr = 0;
     for (int i = 0; i < n; i++) {
+        if (reqs[i]->op >= VIGIL_FILE_UNLINK && !st->ring[reqs[i]->op]) {
+            thr[nthr++] = reqs[i];
+            if (nthr == (int)(sizeof thr / sizeof thr[0])) {
+                to_threads(loop, f, thr, nthr);
+                nthr = 0;
+            }
+            continue;
+        }
         if (queue(loop, reqs[i])) {
             st->nkernel++;
             if (!vigil__freq(reqs[i])->pooled)
@@ -136,12 +251,22 @@ static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req
         } else
             fail_later(loop, f, reqs[i]);
     }
+    if (nthr)
+        to_threads(loop, f, thr, nthr);
 }
 
 static int uring_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req)
 {
-    (void)f;
     struct vigil__freq *fr = vigil__freq(req);
+    struct uring_state *st = f->engine_state;
+    /* A file-system call on the threads (told by its op: its route is the workers' to
+     * change, under the pool's lock). */
+    if (req->op >= VIGIL_FILE_UNLINK && !st->ring[req->op]) {
+        if (f->thr)
+            return vigil__fthr_cancel(f, req);
+        fr->ctl_bits |= VIGIL__FREQ_CANCEL; /* the pool never started: it ends through the doorbell */
+        return 0;
+    }
     fr->ctl_bits |= VIGIL__FREQ_CANCEL;
     if (fr->route == VIGIL__ROUTE_URING)
         vigil__ring_cancel(loop->ring, &fr->uop); /* the op still completes, -ECANCELED or done */
@@ -158,6 +283,7 @@ static int uring_init(vigil_loop *loop, struct vigil__file *f)
     if (!st)
         return -ENOMEM;
     f->engine_state = st;
+    routes_init(loop, st);
     return 0;
 }
 
@@ -180,6 +306,10 @@ static void uring_fini(vigil_loop *loop, struct vigil__file *f)
         if (vigil__ring_drain(loop, loop->ring) < 0)
             break; /* the ring is broken: closing it (backend fini) ends the rest */
     }
+    /* The file-system calls on the threads: queued ones are refused, running ones end
+     * (their callbacks run from the doorbell's drain, vigil__file_bell_fini). */
+    if (f->thr)
+        vigil__fthr_fini(f);
     free(st);
     f->engine_state = NULL;
 }

@@ -257,5 +257,13 @@ int vigil__fthr_cancel(struct vigil__file *f, vigil_file_req *req);
 void vigil__fthr_fini(struct vigil__file *f);
 /* Performs one request synchronously (what a worker does); returns the result. */
 int64_t vigil__file_perform(vigil_file_req *req);
+/* fs_calls.c: the same for the file-system calls (op >= VIGIL_FILE_UNLINK). */
+int64_t vigil__file_perform_fs(vigil_file_req *req);
+/* Whether a failed request of this op may be tried again after EAGAIN/EINTR (reads,
+ * writes and the calls that move data; never a path operation). */
+static inline bool vigil__file_op_retries(int op)
+{
+    return op < VIGIL_FILE_UNLINK || op >= VIGIL_FILE_COPY_RANGE;
+}
 
 #endif

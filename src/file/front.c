@@ -231,7 +231,33 @@ static int check(struct vigil__file *f, vigil_file_req *r)
             return -EINVAL;
         break;
     default:
-        return -EINVAL;
+        if (r->op < VIGIL_FILE_UNLINK || r->op > VIGIL_FILE_SENDFILE)
+            return -EINVAL;
+        /* The file-system calls: no registered files or buffers. Their fds and offsets
+         * are the system call's to judge (AT_FDCWD is negative, -1 is "no offset" for
+         * splice), except where an fd is all the call has. */
+        if (r->flags)
+            return -EINVAL;
+        switch (r->op) {
+        case VIGIL_FILE_FTRUNCATE:
+        case VIGIL_FILE_FALLOCATE:
+        case VIGIL_FILE_READDIR:
+        case VIGIL_FILE_COPY_RANGE:
+        case VIGIL_FILE_SPLICE:
+        case VIGIL_FILE_SENDFILE:
+            if (r->fd < 0 || (r->op >= VIGIL_FILE_COPY_RANGE && r->fd2 < 0))
+                return -EBADF;
+            break;
+        case VIGIL_FILE_CHMOD:
+        case VIGIL_FILE_CHOWN:
+        case VIGIL_FILE_UTIMES:
+            if (!r->path && r->fd < 0)
+                return -EBADF;
+            break;
+        default:
+            break;
+        }
+        return 0;
     }
     if ((r->flags & VIGIL_FILE_FIXED_BUF) &&
         (!f->bufs || (r->op != VIGIL_FILE_READ && r->op != VIGIL_FILE_WRITE)))
