@@ -19,5 +19,6 @@
 #include "vigil/file.h"
 #include "vigil/mq_watch.h"
 #include "vigil/net.h"
+#include "vigil/dns.h"
 
 #endif
