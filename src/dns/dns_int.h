@@ -231,6 +231,7 @@ struct dns_q {
     bool timing;                            /* timer started */
     bool from_cache;
     int server;                             /* index in conf.ns of the current try */
+    union vigil_dns_addr ns;                /* that server's address */
     int tries;                              /* tries made (servers x rounds) */
     int last_err;                           /* the worst server answer so far */
     int status;                             /* at done: 0 with ans, or an error */
@@ -289,6 +290,7 @@ struct dns_udp {
     uint32_t used;                          /* questions sent on it, ever */
     uint32_t inflight;                      /* questions waiting for an answer or a send */
     bool retired, closing;
+    bool rx_on;                             /* receiving (its loop->active count given back) */
     uint32_t nslot;
     struct dns_q *q[];                      /* by slot: questions in flight (NULL: free) */
 };

@@ -90,7 +90,9 @@ static void udp_close(vigil_loop *loop, struct dns_udp *u)
                 r->cur[k] = NULL;
     }
     u->r = NULL;
-    loop->active++; /* the receive stream's count, given back at its start */
+    if (u->rx_on)
+        loop->active++; /* the receive stream's count, given back at its start */
+    u->rx_on = false;
     vigil_sock_close(loop, &u->s, udp_closed);
 }
 
@@ -146,6 +148,7 @@ static struct dns_udp *udp_get(struct vigil_resolver *r, int family)
         return NULL;
     }
     r->loop->active--; /* an idle resolver does not keep the loop running */
+    u->rx_on = true;
     r->cur[k] = u;
     r->stats.udp_sockets++;
     return u;
@@ -220,7 +223,7 @@ static void q_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res);
 
 static int send_udp(struct vigil_resolver *r, struct dns_q *q)
 {
-    const union vigil_dns_addr *ns = &r->conf.ns[q->server];
+    const union vigil_dns_addr *ns = &q->ns;
     struct dns_udp *u = udp_get(r, ns->sa.sa_family);
     if (!u)
         return -ENOMEM;
@@ -263,6 +266,7 @@ static void start_try(struct vigil_resolver *r, struct dns_q *q)
     const struct dns_conf *c = &r->conf;
     int pos = q->tries % c->nns;
     q->server = (q->lk->start_ns + pos) % c->nns;
+    q->ns = c->ns[q->server]; /* kept: a reread configuration does not move a try */
     int e = send_udp(r, q);
     if (e < 0) {
         try_next(r, q, e);
@@ -315,7 +319,7 @@ static void q_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res)
         struct dns_udp *u = q->udp;
         if (!u || q->done)
             return;
-        const union vigil_dns_addr *ns = &r->conf.ns[q->server];
+        const union vigil_dns_addr *ns = &q->ns;
         int e = vigil_sock_sendto(loop, &u->s, &q->sreq, q->pkt, (size_t)q->pktlen, &ns->sa, addr_len(ns), q_sent);
         if (e < 0) {
             try_next(r, q, e);
@@ -354,9 +358,13 @@ static void udp_recv(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *bu
     struct dns_udp *u = s->data;
     struct vigil_resolver *r = u->r;
     if (res < 0 || !buf) {
+        if (res < 0 && res != -EMSGSIZE && u->rx_on) {
+            /* The stream stopped (an error other than a too-big datagram): its count in
+             * loop->active went with it; retire the socket, its questions time out. */
+            u->rx_on = false;
+            loop->active++;
+        }
         if (res < 0 && res != -EMSGSIZE && r && !u->closing) {
-            /* The stream stopped (an error other than a too-big datagram): retire the
-             * socket; its questions time out and go elsewhere. */
             u->retired = true;
             for (int k = 0; k < 2; k++)
                 if (r->cur[k] == u)
@@ -388,7 +396,7 @@ static void udp_recv(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *bu
         vigil_buf_put(loop, buf);
         return;
     }
-    if (!same_addr(&r->conf.ns[q->server], from, fromlen)) {
+    if (!same_addr(&q->ns, from, fromlen)) {
         r->stats.dropped++;
         r->stats.dropped_addr++;
         vigil_buf_put(loop, buf);
@@ -504,7 +512,7 @@ static void tcp_connected(vigil_loop *loop, vigil_net_req *req, ssize_t res)
 
 static void tcp_start(struct vigil_resolver *r, struct dns_q *q)
 {
-    const union vigil_dns_addr *ns = &r->conf.ns[q->server];
+    const union vigil_dns_addr *ns = &q->ns;
     r->stats.tcp_queries++;
     struct dns_tcp *t = calloc(1, sizeof *t);
     int fd = t ? socket(ns->sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) : -1;
