@@ -180,6 +180,7 @@ struct dns_sorter {
     int fd[2];                              /* UDP sockets for the source check: v4, v6; -1 */
     int64_t ifs_ns;                         /* when the IPv4 prefix lengths were read */
     int nv4;
+    bool have_v6;                           /* an IPv6 address other than ::1 */
     struct { uint32_t addr, mask; } v4[16]; /* local IPv4 addresses and their masks */
 };
 void vigil__dns_sorter_init(struct dns_sorter *s);

@@ -145,7 +145,8 @@ static bool source_said(struct vigil_resolver *r, struct dns_lk *lk, int st)
 static int from_hosts(struct vigil_resolver *r, struct dns_lk *lk)
 {
     const char *canon = NULL;
-    int n = vigil__dns_hosts_find(&r->conf, lk->name, lk->family, lk->addr, 2 * DNS_MAX_ADDR, &canon);
+    /* glibc's files source compares the name as given: "name." matches no entry. */
+    int n = lk->trailing_dot ? 0 : vigil__dns_hosts_find(&r->conf, lk->name, lk->family, lk->addr, 2 * DNS_MAX_ADDR, &canon);
     if (n == 0) {
         if (!lk->status)
             lk->status = VIGIL_DNS_ENONAME;

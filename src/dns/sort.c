@@ -124,11 +124,15 @@ static void read_ifs(struct dns_sorter *s, int64_t now_ns)
         return;
     s->ifs_ns = now_ns;
     s->nv4 = 0;
+    s->have_v6 = false;
     struct ifaddrs *ifa;
     if (getifaddrs(&ifa) != 0)
         return;
-    for (struct ifaddrs *i = ifa; i && s->nv4 < 16; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !i->ifa_netmask)
+    for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET6 &&
+            !IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr))
+            s->have_v6 = true;
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !i->ifa_netmask || s->nv4 == 16)
             continue;
         s->v4[s->nv4].addr = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr;
         s->v4[s->nv4].mask = ((struct sockaddr_in *)(void *)i->ifa_netmask)->sin_addr.s_addr;
@@ -137,8 +141,12 @@ static void read_ifs(struct dns_sorter *s, int64_t now_ns)
     freeifaddrs(ifa);
 }
 
+/* The source's prefix length as glibc knows it: from its netlink address list, which it
+ * keeps only on a host with an IPv6 address other than ::1 (check_pf.c); else 0. */
 static int prefixlen_of(const struct dns_sorter *s, uint32_t addr)
 {
+    if (!s->have_v6)
+        return 0;
     for (int i = 0; i < s->nv4; i++)
         if (s->v4[i].addr == addr)
             return __builtin_popcount(s->v4[i].mask);
@@ -173,13 +181,15 @@ static int cmp(const struct ent *a1, const struct ent *a2)
     if (d1 != d2)
         return d1 < d2 ? -1 : 1;
     /* Rule 9 */
-    if (a1->usable && a1->dst.sa.sa_family == a2->dst.sa.sa_family) {
+    if (a1->usable && a1->dst.sa.sa_family == a2->dst.sa.sa_family) { /* (a2 usable too: rule 1) */
         int b1 = 0, b2 = 0;
         if (a1->dst.sa.sa_family == AF_INET) {
             uint32_t x1 = ntohl(a1->dst.in.sin_addr.s_addr), y1 = ntohl(a1->src.in.sin_addr.s_addr);
             uint32_t x2 = ntohl(a2->dst.in.sin_addr.s_addr), y2 = ntohl(a2->src.in.sin_addr.s_addr);
-            uint32_t m1 = a1->prefixlen ? 0xffffffffu << (32 - a1->prefixlen) : 0;
-            uint32_t m2 = a2->prefixlen ? 0xffffffffu << (32 - a2->prefixlen) : 0;
+            /* glibc shifts by 32 - prefixlen: by 32 for an unknown length (0), which x86
+             * takes as a shift by 0 (a full mask): only the source itself matches. */
+            uint32_t m1 = a1->prefixlen ? 0xffffffffu << (32 - a1->prefixlen) : 0xffffffffu;
+            uint32_t m2 = a2->prefixlen ? 0xffffffffu << (32 - a2->prefixlen) : 0xffffffffu;
             if ((x1 & m1) == (y1 & m1))
                 b1 = lead(x1 ^ y1);
             if ((x2 & m2) == (y2 & m2))
