@@ -21,9 +21,9 @@
  *     ndots dots as given first, else the search domains first; a trailing dot: as given
  *     only).
  *   - A and AAAA are asked in parallel (AF_UNSPEC), each to the first server, the next
- *     server after a timeout or a SERVFAIL/REFUSED answer, for `attempts` rounds; the
- *     first round waits `timeout` seconds per server, round k waits (timeout << k) /
- *     nservers (at least 1 s), as glibc's res_send does.
+ *     server after a timeout or a SERVFAIL/REFUSED answer, for `attempts` rounds; in each
+ *     round the first server is given `timeout` seconds, the one at position i > 0
+ *     (timeout << i) / nservers (at least 1 s), as glibc's res_send does.
  *   - CNAME chains inside an answer are followed (at most 16 links); the end of the chain
  *     is res->canonname.
  *   - Results are sorted by RFC 6724's destination address selection with glibc's

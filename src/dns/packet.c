@@ -234,10 +234,10 @@ int vigil__dns_parse(const uint8_t *m, size_t len, const char *name, uint16_t qt
     if (out->tc)
         return DNS_PARSE_OK; /* asked again over TCP; the rest may be cut */
     struct rr rr[MAX_RR];
-    int nan = 0, nall = 0;
+    int nans = 0, nall = 0;
     if (read_rrs(m, len, &off, get16(m + 6), rr, &nall) < 0)
         return DNS_PARSE_MALFORMED;
-    nan = nall;
+    nans = nall;
     if (read_rrs(m, len, &off, get16(m + 8), rr, &nall) < 0)
         return DNS_PARSE_MALFORMED;
     /* The CNAME chain from the name asked. */
@@ -245,7 +245,7 @@ int vigil__dns_parse(const uint8_t *m, size_t len, const char *name, uint16_t qt
     uint32_t ttl = UINT32_MAX;
     for (int hop = 0; hop < DNS_CNAME_MAX; hop++) {
         int i;
-        for (i = 0; i < nan; i++) {
+        for (i = 0; i < nans; i++) {
             if (rr[i].type != DNS_T_CNAME || rr[i].cls != 1)
                 continue;
             int e = name_eq(m, len, rr[i].owner, out->canon);
@@ -254,7 +254,7 @@ int vigil__dns_parse(const uint8_t *m, size_t len, const char *name, uint16_t qt
             if (e)
                 break;
         }
-        if (i == nan)
+        if (i == nans)
             break;
         char next[DNS_NAME_MAX];
         if (read_name(m, len, rr[i].rd, next) < 0)
@@ -264,7 +264,7 @@ int vigil__dns_parse(const uint8_t *m, size_t len, const char *name, uint16_t qt
         memcpy(out->canon, next, sizeof next);
     }
     size_t alen = qtype == DNS_T_A ? 4 : 16;
-    for (int i = 0; i < nan; i++) {
+    for (int i = 0; i < nans; i++) {
         if (rr[i].type != qtype || rr[i].cls != 1 || rr[i].rdlen != alen)
             continue;
         int e = name_eq(m, len, rr[i].owner, out->canon);
@@ -278,7 +278,7 @@ int vigil__dns_parse(const uint8_t *m, size_t len, const char *name, uint16_t qt
     }
     out->ttl = ttl == UINT32_MAX ? 0 : ttl;
     if (out->naddr == 0) {
-        for (int i = nan; i < nall; i++) {
+        for (int i = nans; i < nall; i++) {
             if (rr[i].type != DNS_T_SOA || rr[i].rdlen < 22)
                 continue;
             uint32_t min = get32(m + rr[i].rd + rr[i].rdlen - 4);

@@ -187,9 +187,12 @@ static bool next_cand(struct vigil_resolver *r, struct dns_lk *lk)
                     snprintf(lk->cur, sizeof lk->cur, "%s", lk->name);
                     return true;
                 }
-                if (strlen(lk->name) + 1 + strlen(d) > 253)
+                size_t nl = strlen(lk->name), dl = strlen(d);
+                if (nl + 1 + dl > 253)
                     break;
-                snprintf(lk->cur, sizeof lk->cur, "%s.%s", lk->name, d);
+                memcpy(lk->cur, lk->name, nl);
+                lk->cur[nl] = '.';
+                memcpy(lk->cur + nl + 1, d, dl + 1);
                 return true;
             }
         case 2:
@@ -243,7 +246,7 @@ static void ask(struct vigil_resolver *r, struct dns_lk *lk)
         q->qtype = types[t];
         q->from_cache = false;
         const struct dns_cache_ent *e;
-        uint32_t left;
+        uint32_t left = 0;
         if (use_cache && (e = vigil__dns_cache_get(&r->cache, lk->cur, q->qtype, now, &left))) {
             r->stats.cache_hits++;
             q->from_cache = true;

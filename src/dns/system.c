@@ -159,7 +159,11 @@ int vigil__dns_sys_post(struct vigil_resolver *r, struct dns_lk *lk)
         return -ENOMEM;
     job->lk = lk;
     job->family = lk->family;
-    snprintf(job->name, sizeof job->name, "%s%s", lk->name, lk->trailing_dot ? "." : "");
+    size_t n = strlen(lk->name); /* at most 253 */
+    memcpy(job->name, lk->name, n);
+    if (lk->trailing_dot)
+        job->name[n++] = '.';
+    job->name[n] = '\0';
     lk->job = job;
     r->stats.system_lookups++;
     r->sys.pending++;

@@ -46,7 +46,7 @@
 static char dnsenv_dir[256];
 static pid_t dnsenv_dnsmasq = -1, dnsenv_responder = -1;
 
-static void dnsenv_stop(void)
+static inline void dnsenv_stop(void)
 {
     if (dnsenv_dnsmasq > 0) {
         kill(dnsenv_dnsmasq, SIGTERM);
@@ -60,7 +60,7 @@ static void dnsenv_stop(void)
     }
 }
 
-static void dnsenv_write(const char *name, const char *text)
+static inline void dnsenv_write(const char *name, const char *text)
 {
     char p[512];
     snprintf(p, sizeof p, "%s/%s", dnsenv_dir, name);
@@ -73,7 +73,7 @@ static void dnsenv_write(const char *name, const char *text)
     CHECK(rename(tmp, p) == 0); /* a new inode: the change check sees it at once */
 }
 
-static const char *dnsenv_path(const char *name)
+static inline const char *dnsenv_path(const char *name)
 {
     static char p[4][512];
     static int i;
@@ -83,7 +83,7 @@ static const char *dnsenv_path(const char *name)
 }
 
 /* Re-executes the test inside its own namespaces; returns there. */
-static void dnsenv_enter(int argc, char **argv)
+static inline void dnsenv_enter(int argc, char **argv)
 {
     (void)argc;
     if (!getenv("VIGIL_DNS_NETNS")) {
@@ -144,7 +144,7 @@ static void dnsenv_enter(int argc, char **argv)
 }
 
 /* Binds a file of the test over one of /etc's (inside the namespace only). */
-static void dnsenv_bind_etc(const char *name, const char *etc)
+static inline void dnsenv_bind_etc(const char *name, const char *etc)
 {
     if (mount(dnsenv_path(name), etc, NULL, MS_BIND, NULL) != 0) {
         printf("SKIP: bind mount over %s: %s\n", etc, strerror(errno));
@@ -152,7 +152,7 @@ static void dnsenv_bind_etc(const char *name, const char *etc)
     }
 }
 
-static const char *dnsenv_dnsmasq_bin(void)
+static inline const char *dnsenv_dnsmasq_bin(void)
 {
     static const char *const c[] = {"/usr/sbin/dnsmasq", "/usr/bin/dnsmasq", "/sbin/dnsmasq"};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
@@ -162,7 +162,7 @@ static const char *dnsenv_dnsmasq_bin(void)
 }
 
 /* Sends one A question for name to ip:53 over UDP; 1 if an answer came within 200 ms. */
-static int dnsenv_probe(const char *ip, const char *name)
+static inline int dnsenv_probe(const char *ip, const char *name)
 {
     uint8_t q[300];
     size_t o = 12;
@@ -197,7 +197,7 @@ static int dnsenv_probe(const char *ip, const char *name)
 
 /* Starts dnsmasq on 127.0.0.1:53 with the zone: zone_hosts (hosts format) and cnames
  * ("alias,target" lines, may be NULL). Exits 77 if dnsmasq is not installed. */
-static void dnsenv_dnsmasq_start(const char *zone_hosts, const char *cnames)
+static inline void dnsenv_dnsmasq_start(const char *zone_hosts, const char *cnames)
 {
     const char *bin = dnsenv_dnsmasq_bin();
     if (!bin) {
@@ -242,7 +242,7 @@ static void dnsenv_dnsmasq_start(const char *zone_hosts, const char *cnames)
 
 /* ---------------------------------------------------------- the responder */
 
-static int rsp_bind(int type, const char *ip)
+static inline int rsp_bind(int type, const char *ip)
 {
     int s = socket(AF_INET, type, 0);
     CHECK(s >= 0);
@@ -257,7 +257,7 @@ static int rsp_bind(int type, const char *ip)
 }
 
 /* The answer to question q (n bytes): flags, and one A record (addr) if addr != 0. */
-static size_t rsp_answer(const uint8_t *q, size_t n, uint8_t *out, uint16_t flags, uint32_t addr)
+static inline size_t rsp_answer(const uint8_t *q, size_t n, uint8_t *out, uint16_t flags, uint32_t addr)
 {
     /* The question ends after its name + 4. */
     size_t o = 12;
@@ -281,7 +281,7 @@ static size_t rsp_answer(const uint8_t *q, size_t n, uint8_t *out, uint16_t flag
     return o;
 }
 
-static void rsp_main(void)
+static inline void rsp_main(void)
 {
     int drop = rsp_bind(SOCK_DGRAM, "127.0.0.2");
     int spoof = rsp_bind(SOCK_DGRAM, "127.0.0.3");
@@ -355,7 +355,7 @@ static void rsp_main(void)
     }
 }
 
-static void dnsenv_responder_start(void)
+static inline void dnsenv_responder_start(void)
 {
     dnsenv_responder = fork();
     CHECK(dnsenv_responder >= 0);
@@ -379,7 +379,7 @@ struct dnsenv_res {
     char canon[256];
 };
 
-static void dnsenv_cb(vigil_loop *loop, vigil_lookup *lk, int status, const struct vigil_dns_result *res)
+static inline void dnsenv_cb(vigil_loop *loop, vigil_lookup *lk, int status, const struct vigil_dns_result *res)
 {
     (void)loop;
     struct dnsenv_res *o = lk->data;
@@ -392,7 +392,7 @@ static void dnsenv_cb(vigil_loop *loop, vigil_lookup *lk, int status, const stru
     snprintf(o->canon, sizeof o->canon, "%s", res->canonname);
 }
 
-static struct dnsenv_res dnsenv_resolve(vigil_loop *loop, vigil_resolver *r, const char *name, int family,
+static inline struct dnsenv_res dnsenv_resolve(vigil_loop *loop, vigil_resolver *r, const char *name, int family,
                                         uint32_t flags)
 {
     struct dnsenv_res o;
@@ -407,7 +407,7 @@ static struct dnsenv_res dnsenv_resolve(vigil_loop *loop, vigil_resolver *r, con
     return o;
 }
 
-static const char *dnsenv_fmt(const union vigil_dns_addr *a)
+static inline const char *dnsenv_fmt(const union vigil_dns_addr *a)
 {
     static char b[4][INET6_ADDRSTRLEN];
     static int i;
@@ -419,7 +419,7 @@ static const char *dnsenv_fmt(const union vigil_dns_addr *a)
     return b[i];
 }
 
-static vigil_loop *dnsenv_loop(void)
+static inline vigil_loop *dnsenv_loop(void)
 {
     vigil_loop *loop;
     CHECK_EQ(vigil_loop_new(&loop, NULL), 0);
