@@ -66,7 +66,7 @@ def main():
         conf = os.path.join(d, "dnsmasq.conf")
         with open(conf, "w") as f:
             f.write("port=53\nlisten-address=127.0.0.1\nbind-interfaces\nno-resolv\nno-hosts\nno-poll\n"
-                    f"addn-hosts={d}/zone\nlocal=/test/\nlocal-ttl=60\nuser=root\ngroup=root\npid-file=\n"
+                    f"addn-hosts={d}/zone\nlocal=/test/\nlocal-ttl=60\npid-file=\n"
                     f"log-facility={d}/dnsmasq.log\ncache-size=0\n")
         for name, text in (("resolv.conf", "nameserver 127.0.0.1\noptions timeout:2 attempts:2\n"),
                            ("nsswitch.conf", "hosts: files dns\n"),
@@ -77,7 +77,8 @@ def main():
         if os.path.exists("/etc/gai.conf"):
             open(os.path.join(d, "gai.conf"), "w").close()
             subprocess.run(["mount", "--bind", os.path.join(d, "gai.conf"), "/etc/gai.conf"], check=True)
-        srv = subprocess.Popen([dnsmasq, "-k", "-C", conf])
+        # -d: foreground, no change of user or group (refused in a user namespace)
+        srv = subprocess.Popen([dnsmasq, "-d", "-C", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             for _ in range(100):
                 if probe():

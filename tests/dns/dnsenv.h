@@ -208,7 +208,7 @@ static inline void dnsenv_dnsmasq_start(const char *zone_hosts, const char *cnam
     char conf[4096];
     int n = snprintf(conf, sizeof conf,
                      "port=53\nlisten-address=127.0.0.1\nbind-interfaces\nno-resolv\nno-hosts\nno-poll\n"
-                     "addn-hosts=%s\nlocal=/test/\nlocal-ttl=60\nuser=root\ngroup=root\npid-file=\n"
+                     "addn-hosts=%s\nlocal=/test/\nlocal-ttl=60\npid-file=\n"
                      "log-facility=%s\ncache-size=0\n",
                      dnsenv_path("zone.hosts"), dnsenv_path("dnsmasq.log"));
     if (cnames) {
@@ -225,7 +225,14 @@ static inline void dnsenv_dnsmasq_start(const char *zone_hosts, const char *cnam
     CHECK(dnsenv_dnsmasq >= 0);
     if (dnsenv_dnsmasq == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives the test */
-        execl(bin, bin, "-k", "-C", dnsenv_path("dnsmasq.conf"), (char *)NULL);
+        int out = open(dnsenv_path("dnsmasq.out"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out >= 0) {
+            dup2(out, 1);
+            dup2(out, 2);
+        }
+        /* -d: in the foreground and without changing user or group (which a user
+         * namespace does not allow: setgroups is denied there). */
+        execl(bin, bin, "-d", "-C", dnsenv_path("dnsmasq.conf"), (char *)NULL);
         _exit(127);
     }
     for (int i = 0; i < 100; i++) {
