@@ -81,7 +81,7 @@ typedef struct vigil_lookup vigil_lookup;
                                         asked (EAI_NODATA) */
 #define VIGIL_DNS_ESERVFAIL (-10003) /* every server answered SERVFAIL (EAI_AGAIN) */
 #define VIGIL_DNS_EREFUSED (-10004)  /* every server refused or did not implement the
-                                        question (EAI_AGAIN / EAI_FAIL) */
+                                        question (EAI_AGAIN) */
 #define VIGIL_DNS_EBADRESP (-10005)  /* only malformed answers came back (EAI_FAIL) */
 #define VIGIL_DNS_ENOSERVER (-10006) /* no nameserver configured, and dns asked (EAI_AGAIN) */
 #define VIGIL_DNS_ESYSTEM (-10007)   /* the getaddrinfo() fallback failed with an EAI_

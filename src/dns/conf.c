@@ -291,15 +291,32 @@ int vigil__dns_hosts_find(const struct dns_conf *c, const char *name, int family
         const struct dns_host *e = &c->hosts[i - 1];
         if (e->hash != h || strcmp(c->hosts_names + e->name_off, name) != 0)
             continue;
-        if (family != AF_UNSPEC && family != e->family)
+        int fam = e->family;
+        uint8_t v4[4];
+        if (family == AF_INET && fam == AF_INET6) {
+            /* glibc's files source, asked for IPv4, takes ::1 as 127.0.0.1 and a
+             * v4-mapped address as its IPv4 address (nss_files' line parser). */
+            static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+            static const uint8_t loop6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+            if (memcmp(e->addr, loop6, 16) == 0)
+                memcpy(v4, (const uint8_t[4]){127, 0, 0, 1}, 4);
+            else if (memcmp(e->addr, mapped, 12) == 0)
+                memcpy(v4, e->addr + 12, 4);
+            else
+                continue;
+            fam = AF_INET;
+        } else if (family != AF_UNSPEC && family != fam) {
             continue;
+        } else if (fam == AF_INET) {
+            memcpy(v4, e->addr, 4);
+        }
         if (n == max)
             break;
         union vigil_dns_addr *a = &out[n++];
         memset(a, 0, sizeof *a);
-        if (e->family == AF_INET) {
+        if (fam == AF_INET) {
             a->in.sin_family = AF_INET;
-            memcpy(&a->in.sin_addr, e->addr, 4);
+            memcpy(&a->in.sin_addr, v4, 4);
         } else {
             a->in6.sin6_family = AF_INET6;
             memcpy(&a->in6.sin6_addr, e->addr, 16);

@@ -356,8 +356,11 @@ static void cand_done(struct vigil_resolver *r, struct dns_lk *lk)
         }
         lk->ttl = ttl == UINT32_MAX ? 0 : ttl;
         lk->source = all_cache ? VIGIL_DNS_SOURCE_CACHE : VIGIL_DNS_SOURCE_DNS;
-        /* An answer ends the search, with or without addresses (glibc's res_search). */
-        dns_finished(r, lk, lk->naddr > 0 ? 0 : VIGIL_DNS_ENODATA);
+        /* An answer ends the search, with or without addresses (glibc's res_search).
+         * Records without an address of the family (a CNAME to a name without one):
+         * glibc's getaddrinfo says EAI_NODATA for AF_INET (its gethostbyname2 path) and
+         * EAI_NONAME for AF_INET6 and AF_UNSPEC; the same here (tests/dns/glibc_diff.c). */
+        dns_finished(r, lk, lk->naddr > 0 ? 0 : lk->family == AF_INET ? VIGIL_DNS_ENODATA : VIGIL_DNS_ENONAME);
         return;
     }
     lk->source = VIGIL_DNS_SOURCE_DNS;

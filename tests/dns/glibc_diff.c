@@ -3,8 +3,8 @@
  * some not; CNAME chains; names only in /etc/hosts, names in both), served by dnsmasq;
  * resolv.conf, nsswitch.conf ("hosts: files dns"), hosts and an empty gai.conf
  * bind-mounted over /etc's inside the test's own namespaces; then random (name, family)
- * pairs asked of both, vigil with its cache off. Same addresses in the same order, same
- * errors (mapped to getaddrinfo()'s codes), or the test fails and prints the seed
+ * pairs asked of both, vigil with its cache off. Same addresses in the same order where
+ * RFC 6724 orders them (ties: the same set; see sig()), same errors (mapped to getaddrinfo()'s codes), or the test fails and prints the seed
  * (VIGIL_DNS_SEED=n replays it). */
 #include "dnsenv.h"
 
@@ -46,6 +46,66 @@ static void addr6(char *b, size_t n)
     }
 }
 
+/* Where RFC 6724 (as glibc applies it, in this namespace: only lo, 127.0.0.1/8 and ::1)
+ * orders two addresses, and where it leaves them to the order received (rule 10): the
+ * rules that can tell them apart here, as one word. dnsmasq rotates the records of a
+ * name from one answer to the next, so two askers get ties in different orders: the
+ * test compares the sequence of these words, and the addresses as sets within each. */
+static void sig(const union vigil_dns_addr *a, char *out, size_t n)
+{
+    int usable, scope, prec, self;
+    if (a->sa.sa_family == AF_INET) {
+        const uint8_t *b = (const uint8_t *)&a->in.sin_addr;
+        usable = b[0] == 127;
+        scope = (b[0] == 127 || (b[0] == 169 && b[1] == 254)) ? 2 : 14;
+        prec = 10;
+        self = b[0] == 127 && b[1] == 0 && b[2] == 0 && b[3] == 1; /* rule 9: the source itself */
+    } else {
+        const struct in6_addr *x = &a->in6.sin6_addr;
+        usable = IN6_IS_ADDR_LOOPBACK(x);
+        scope = usable ? 2 : 14;
+        prec = usable ? 50 : (x->s6_addr[0] == 0x20 && x->s6_addr[1] == 0x02) ? 30 : 40;
+        self = usable;
+    }
+    snprintf(out, n, "%c%d/%d/%d/%d", a->sa.sa_family == AF_INET ? '4' : '6', usable, scope, prec, self);
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp((const char *)x, (const char *)y);
+}
+
+/* The list as "signature addresses..." groups: equal when the order glibc's rules define
+ * is equal and each tie holds the same addresses. */
+static void canon_list(union vigil_dns_addr *a, int n, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n;) {
+        char s0[32], s1[32];
+        sig(&a[i], s0, sizeof s0);
+        int j = i;
+        char grp[64][48];
+        int k = 0;
+        for (; j < n; j++) {
+            sig(&a[j], s1, sizeof s1);
+            if (strcmp(s0, s1) != 0)
+                break;
+            if (k < 64)
+                snprintf(grp[k++], sizeof grp[0], "%s", dnsenv_fmt(&a[j]));
+        }
+        qsort(grp, (size_t)k, sizeof grp[0], cmp_str);
+        o += (size_t)snprintf(out + o, cap - o, " [%s:", s0);
+        for (int m = 0; m < k && o < cap; m++)
+            o += (size_t)snprintf(out + o, cap - o, " %s", grp[m]);
+        if (o < cap)
+            o += (size_t)snprintf(out + o, cap - o, "]");
+        i = j;
+        if (o >= cap)
+            break;
+    }
+}
+
 static int eai_of(int status)
 {
     switch (status) {
@@ -54,9 +114,9 @@ static int eai_of(int status)
     case VIGIL_DNS_ENODATA:
         return EAI_NODATA;
     case VIGIL_DNS_ESERVFAIL:
+    case VIGIL_DNS_EREFUSED: /* glibc's res_send: every server refused: TRY_AGAIN */
     case -ETIMEDOUT:
         return EAI_AGAIN;
-    case VIGIL_DNS_EREFUSED:
     case VIGIL_DNS_EBADRESP:
         return EAI_FAIL;
     default:
@@ -145,12 +205,15 @@ int main(int argc, char **argv)
         int ge = getaddrinfo(name, NULL, &hints, &res);
         struct dnsenv_res o = dnsenv_resolve(loop, r, name, fam, 0);
         int ve = eai_of(o.status);
-        char gs[1024] = "", vs[1024] = "";
-        size_t gl = 0, vl = 0;
-        for (struct addrinfo *a = ge ? NULL : res; a; a = a->ai_next)
-            gl += (size_t)snprintf(gs + gl, sizeof gs - gl, " %s", dnsenv_fmt((const union vigil_dns_addr *)(const void *)a->ai_addr));
-        for (int k = 0; k < (o.status ? 0 : o.naddr); k++)
-            vl += (size_t)snprintf(vs + vl, sizeof vs - vl, " %s", dnsenv_fmt(&o.addr[k]));
+        char gs[2048] = "", vs[2048] = "";
+        union vigil_dns_addr ga[64];
+        int gn = 0;
+        for (struct addrinfo *a = ge ? NULL : res; a && gn < 64; a = a->ai_next) {
+            memset(&ga[gn], 0, sizeof ga[gn]);
+            memcpy(&ga[gn++], a->ai_addr, a->ai_addrlen);
+        }
+        canon_list(ga, gn, gs, sizeof gs);
+        canon_list(o.addr, o.status ? 0 : o.naddr, vs, sizeof vs);
         if (res)
             freeaddrinfo(res);
         if (ge != ve || strcmp(gs, vs) != 0) {
