@@ -96,7 +96,8 @@ static inline int rs_report(struct rs *r)
     qsort(r->lat_us, (size_t)r->names, sizeof *r->lat_us, rs_cmp_u32);
     printf("{\"bench\":\"resolve\",\"system\":\"%s\",\"case\":\"A+AAAA\",\"metric\":\"latency_us\",\"value\":%u,"
            "\"p50\":%u,\"p99\":%u,%s,\"names\":%d,\"hist\":[",
-           r->system, r->lat_us[r->names / 2], r->lat_us[(int)((r->names - 1) * 0.99)], extra, r->names);
+           r->system, r->lat_us[r->names / 2], r->lat_us[r->names / 2], r->lat_us[(int)((r->names - 1) * 0.99)], extra,
+           r->names);
     int first = 1;
     for (int i = 0; i < r->names;) {
         int j = i;
