@@ -55,6 +55,11 @@ int main(int argc, char **argv)
         if (vigil_loop_run(loop, VIGIL_RUN_ONCE) < 0)
             return 1;
     int rc = rs_report(&R);
+    struct vigil_resolver_stats st;
+    vigil_resolver_stats_get(res, &st);
+    fprintf(stderr, "vigil: %llu questions, %llu timeouts, %llu dropped (id %llu), %llu UDP sockets\n",
+            (unsigned long long)st.queries_sent, (unsigned long long)st.timeouts, (unsigned long long)st.dropped,
+            (unsigned long long)st.dropped_id, (unsigned long long)st.udp_sockets);
     vigil_resolver_free(res);
     vigil_loop_free(loop);
     return rc;

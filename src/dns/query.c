@@ -19,6 +19,7 @@
 #include "dns/dns_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -165,6 +166,7 @@ static void slot_leave(struct vigil_resolver *r, struct dns_q *q)
     if (u->q[q->slot] == q) {
         u->q[q->slot] = NULL;
         u->inflight--;
+        r->udp_out--;
     }
     if (u->retired && u->inflight == 0 && r->loop)
         udp_close(r->loop, u);
@@ -246,6 +248,7 @@ static int send_udp(struct vigil_resolver *r, struct dns_q *q)
     q->slot = (int)u->used++;
     u->q[q->slot] = q;
     u->inflight++;
+    r->udp_out++;
     r->stats.queries_sent++;
     if (q->sending) {
         q->resend = true; /* the previous try's send has not completed yet */
@@ -262,9 +265,42 @@ static int send_udp(struct vigil_resolver *r, struct dns_q *q)
     return 0;
 }
 
+static void wait_unlink(struct vigil_resolver *r, struct dns_q *q)
+{
+    if (!q->waiting)
+        return;
+    q->waiting = false;
+    *q->wait_prev = q->wait_next;
+    if (q->wait_next)
+        q->wait_next->wait_prev = q->wait_prev;
+    else
+        r->wait_tail = q->wait_prev;
+}
+
+static void start_try(struct vigil_resolver *r, struct dns_q *q);
+
+/* Starts waiting questions while the window has room. Called where a question left
+ * its slot, outside any walk of a socket's slots. */
+void vigil__dns_pump(struct vigil_resolver *r)
+{
+    while (r->wait_head && r->udp_out < DNS_WINDOW && r->loop) {
+        struct dns_q *q = r->wait_head;
+        wait_unlink(r, q);
+        start_try(r, q);
+    }
+}
+
 static void start_try(struct vigil_resolver *r, struct dns_q *q)
 {
     const struct dns_conf *c = &r->conf;
+    if (r->udp_out >= DNS_WINDOW) {
+        q->waiting = true;
+        q->wait_next = NULL;
+        q->wait_prev = r->wait_tail;
+        *r->wait_tail = q;
+        r->wait_tail = &q->wait_next;
+        return;
+    }
     int pos = q->tries % c->nns;
     q->server = (q->lk->start_ns + pos) % c->nns;
     q->ns = c->ns[q->server]; /* kept: a reread configuration does not move a try */
@@ -302,8 +338,10 @@ static void q_timeout(vigil_loop *loop, vigil_timer *t)
     (void)loop;
     struct dns_q *q = t->data;
     q->timing = false;
-    q->r->stats.timeouts++;
-    try_next(q->r, q, -ETIMEDOUT);
+    struct vigil_resolver *r = q->r;
+    r->stats.timeouts++;
+    try_next(r, q, -ETIMEDOUT);
+    vigil__dns_pump(r);
 }
 
 static void q_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res)
@@ -359,6 +397,8 @@ static void udp_recv(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *bu
     struct dns_udp *u = s->data;
     struct vigil_resolver *r = u->r;
     if (res < 0 || !buf) {
+        if (getenv("VIGIL_DNS_DEBUG"))
+            fprintf(stderr, "udp_recv: %zd on socket %d (used %u inflight %u)\n", res, s->fd, u->used, u->inflight);
         if (res < 0 && res != -EMSGSIZE && u->rx_on) {
             /* The stream stopped (an error other than a too-big datagram): its count in
              * loop->active went with it; retire the socket, its questions time out. */
@@ -416,9 +456,10 @@ static void udp_recv(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *bu
     if (q->ans.tc) {
         slot_leave(r, q);
         tcp_start(r, q);
-        return;
+    } else {
+        answered(r, q);
     }
-    answered(r, q);
+    vigil__dns_pump(r);
 }
 
 /* ------------------------------------------------------------ TCP retry */
@@ -556,6 +597,7 @@ int vigil__dns_q_start(struct vigil_resolver *r, struct dns_q *q)
 
 void vigil__dns_q_stop(struct vigil_resolver *r, struct dns_q *q)
 {
+    wait_unlink(r, q);
     if (q->timing) {
         if (r->loop)
             vigil_timer_stop(r->loop, &q->timer);
@@ -564,4 +606,8 @@ void vigil__dns_q_stop(struct vigil_resolver *r, struct dns_q *q)
     slot_leave(r, q);
     tcp_leave(r, q);
     q->done = true;
+    /* Room in the window for a waiting question: started at the completion point
+     * (resolver.c's run_later), not inside the lookup's end that called this. */
+    if (r->wait_head && r->loop && !r->shutting)
+        vigil__defer(r->loop, &r->later);
 }

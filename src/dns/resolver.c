@@ -96,6 +96,8 @@ static void run_later(vigil_loop *loop, struct vigil__deferred *d)
 {
     (void)loop;
     struct vigil_resolver *r = (struct vigil_resolver *)(void *)((char *)d - offsetof(struct vigil_resolver, later));
+    if (!r->shutting)
+        vigil__dns_pump(r);
     /* Only what has ended now; lookups ending in these callbacks queue the next run. */
     struct dns_lk *list = r->done_head;
     r->done_head = NULL;
@@ -568,6 +570,7 @@ int vigil_resolver_new(vigil_loop *loop, vigil_resolver **out, const struct vigi
     r->sys.todo_tail = &r->sys.todo_head;
     r->sys.done_tail = &r->sys.done_head;
     r->done_tail = &r->done_head;
+    r->wait_tail = &r->wait_head;
     r->later.run = run_later;
     r->loop = loop;
     r->mod_next = m->head;
