@@ -19,7 +19,6 @@
 #include "dns/dns_int.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -397,8 +396,6 @@ static void udp_recv(vigil_loop *loop, vigil_sock *s, ssize_t res, vigil_buf *bu
     struct dns_udp *u = s->data;
     struct vigil_resolver *r = u->r;
     if (res < 0 || !buf) {
-        if (getenv("VIGIL_DNS_DEBUG"))
-            fprintf(stderr, "udp_recv: %zd on socket %d (used %u inflight %u)\n", res, s->fd, u->used, u->inflight);
         if (res < 0 && res != -EMSGSIZE && u->rx_on) {
             /* The stream stopped (an error other than a too-big datagram): its count in
              * loop->active went with it; retire the socket, its questions time out. */
