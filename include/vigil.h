@@ -11,6 +11,7 @@
  *   <vigil/net.h>       sockets owned by the loop
  *   <vigil/proc.h>      child processes: start, exit through a pidfd, kill
  *   <vigil/work.h>      a work queue: functions run on the loop's pool threads
+ *   <vigil/dns.h>       name lookup in the loop (a resolver over vigil's sockets)
  * <vigil/epoll1.h> (epoll_ctl_batch, epoll_pwait1) is not included: include it yourself.
  */
 #ifndef VIGIL_H
@@ -23,5 +24,6 @@
 #include "vigil/net.h"
 #include "vigil/proc.h"
 #include "vigil/work.h"
+#include "vigil/dns.h"
 
 #endif

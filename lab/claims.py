@@ -12,8 +12,8 @@ A verdict is "holds", "falls short" (both figures measured, the comparison fails
 
 The issues' checker (../shared/targets.py, beside the repository) sets the same targets
 for its own use; tests/lab/claims_targets.py checks that the two read the same
-benchmarks, systems and metrics. Benchmarks the lab does not have yet (fs-watch,
-resolve, https-hello, py-http, py-tls-echo, py-files) add their
+benchmarks, systems and metrics. Benchmarks the lab does not have yet (fs-watch, https-hello,
+py-http, py-tls-echo, py-files) add their
 claims here with their folders.
 
   python3 lab/claims.py [results.jsonl] [bench ...]
@@ -469,9 +469,20 @@ def _work_queue():
               "slow jobs marked or not", R(b, "vigil", "rtt_us", case="mixed", key="p99", agg="max"), "<", value=1000)]
 
 
-CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full, _mq_pingpong,
-                         _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair, _py_echo, _py_timers, _spawn,
-                         _work_queue, _fs_ops)
+def _resolve():
+    b, lk, cpu = "resolve", "lookups_per_s", "cpu_ns_per_lookup"
+    return [
+        C("inflight=100: lookups/s (A+AAAA) at least 0.97x c-ares's", R(b, "vigil", lk, inflight=100), ">=",
+          R(b, "c-ares", lk, inflight=100), 0.97),
+        C("inflight=100: lookups/s at least 2x libuv's (getaddrinfo on its thread pool)", R(b, "vigil", lk, inflight=100),
+          ">=", R(b, "libuv", lk, inflight=100), 2.0),
+    ] + [C(f"inflight={n}: CPU per lookup at most c-ares's", R(b, "vigil", cpu, inflight=n), "<=",
+           R(b, "c-ares", cpu, inflight=n)) for n in (1, 100)]
+
+
+CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full,
+                         _mq_pingpong, _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair,
+                         _py_echo, _py_timers, _spawn, _work_queue, _fs_ops, _resolve)
           for c in part()]
 
 

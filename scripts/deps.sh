@@ -9,10 +9,13 @@ set -eu
 # python3-venv + python3-dev + libpython3.11-testsuite: the asyncio loop's tests (python/: a
 # venv of /usr/bin/python3 builds the extension and runs CPython's own test_events mixins
 # from the testsuite package).
+# dnsmasq-base: the real DNS server the resolver's tests (tests/dns) and lab/resolve start
+# on loopback in their own namespaces (the binary only: no service, nothing started).
 want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-dev libboost-dev
-      abigail-tools clang-14 libclang-rt-14-dev mandoc python3-venv python3-dev libpython3.11-testsuite)
+      abigail-tools clang-14 libclang-rt-14-dev mandoc python3-venv python3-dev libpython3.11-testsuite
+      dnsmasq-base)
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf
-      libaio-dev wrk nginx-light)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
+      libaio-dev wrk nginx-light libc-ares-dev)  # libc-ares-dev: lab/resolve's c-ares peer; libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 # wrk and nginx-light: lab/http-hello (wrk drives vigil's examples/http_hello and nginx)
 # linux-perf: the echo benchmarks' system call counts (`perf trace`; strace where perf cannot trace)
 # package: debian/control's Build-Depends (debhelper, cmake, pkg-config, liburing-dev) plus
