@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -40,20 +41,25 @@ def test_uvicorn_loop_vigil_new_event_loop(tmp_path):
             raise
         pytest.skip("uvicorn is not installed (the wheel test installs it from PyPI)")
     (tmp_path / "vigil_asgi_app.py").write_text(APP)
-    # The listening socket is made here and handed over (--fd): no port to race for.
-    ls = socket.socket()
-    ls.bind(("127.0.0.1", 0))
-    ls.listen(16)
-    port = ls.getsockname()[1]
+    # a port no other test takes meanwhile (conftest.py: below the ephemeral range, claimed)
+    from conftest import find_unused_port
+    port = find_unused_port()
     cmd = [sys.executable, "-m", "uvicorn", "vigil_asgi_app:app", "--loop", "vigil:new_event_loop",
-           "--fd", str(ls.fileno()), "--log-level", "info"]
+           "--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, pass_fds=(ls.fileno(),), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    ls.close()
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
     try:
-        # connect succeeds at once (the socket listens already); the answer waits for
-        # uvicorn to start and accept
+        # wait for uvicorn to listen (bounded: it may be slow to start on a busy machine)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         try:
             conn.request("GET", "/")
