@@ -33,7 +33,7 @@ import time
 import urllib.request
 import xml.etree.ElementTree as ET
 
-ANYIO = "4.11.0"  # pinned: the tests and the library of one release
+ANYIO = "4.16.0"  # pinned: the tests and the library of one release
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYDIR = os.path.dirname(HERE)
 PY = "/usr/bin/python3"

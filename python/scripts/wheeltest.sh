@@ -15,7 +15,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 cmd="$1"; bdir="$(cd "$2" && pwd)"
 dist="$bdir/python/dist"
 # uvicorn: custom loop factories (--loop module:function) came in 0.36
-UVICORN="${VIGIL_UVICORN:-uvicorn==0.38.0}"
+UVICORN="${VIGIL_UVICORN:-uvicorn==0.54.0}"
 
 pypi_ok() {
   "$1" -c 'import urllib.request as u; u.urlopen("https://pypi.org/simple/pytest/", timeout=10)' 2>/dev/null
@@ -50,7 +50,7 @@ run)
   "$py" -m venv "$work/venv"
   # PATH without a compiler: the venv and a few tools the tests run, nothing else
   mkdir "$work/bin"
-  for t in sh bash env cat echo true false sleep kill ls rm mkdir uname id openssl; do
+  for t in sh bash env cat echo true false sleep kill ls rm mkdir cp mv grep sed head tail uname id ps openssl; do
     p="$(command -v "$t" || true)"
     [ -n "$p" ] && ln -s "$p" "$work/bin/$t"
   done
