@@ -100,11 +100,16 @@ def prepare(work):
     if not os.path.isdir(src):
         dl = os.path.join(work, "dl")
         os.makedirs(dl, exist_ok=True)
-        sh([PY, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps", "--no-binary", ":all:",
-            "-d", dl, f"anyio=={ANYIO}"])
+        if not any(f.endswith(".tar.gz") for f in os.listdir(dl)):
+            # the sdist of anyio only (":all:" would build setuptools from source too)
+            sh([PY, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps", "--no-binary",
+                "anyio", "-d", dl, f"anyio=={ANYIO}"])
         tgz = [f for f in os.listdir(dl) if f.endswith(".tar.gz")][0]
         with tarfile.open(os.path.join(dl, tgz)) as t:
-            t.extractall(work, filter="data")
+            try:
+                t.extractall(work, filter="data")
+            except TypeError:  # Debian's 3.11.2 predates extraction filters
+                t.extractall(work)
         with open(os.path.join(src, "tests", "conftest.py"), "a") as f:
             f.write(CONFTEST_TAIL)
     stamp = os.path.join(venv, ".deps-" + ANYIO)
