@@ -407,3 +407,31 @@ def test_eager_task_factory(loop):
 
     assert run(loop, main()) == 7
     assert order == ["child started", "create_task returned", "child resumed"]
+
+
+def test_refused_connect_error_is_in_no_cycle(loop):
+    """The error of a refused sock_connect is referred to by nothing but its catcher once
+    the call returns (CPython's selector loop breaks the cycle through the future; anyio's
+    test_happy_eyeballs_refcycles checks it with gc.get_referrers)."""
+    import gc
+    ls = listener()
+    addr = ls.getsockname()
+    ls.close()  # nothing listens there now: the connect is refused
+
+    async def main():
+        with socket.socket() as s:
+            s.setblocking(False)
+            try:
+                await loop.sock_connect(s, addr)
+            except OSError as e:
+                return e
+        return None
+
+    gc.collect()
+    gc.disable()  # only reference counting from here: a cycle would keep its referrers
+    try:
+        exc = run(loop, main())
+        assert isinstance(exc, ConnectionRefusedError), exc
+        assert gc.get_referrers(exc) == [], gc.get_referrers(exc)
+    finally:
+        gc.enable()
