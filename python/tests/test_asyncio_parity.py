@@ -435,3 +435,69 @@ def test_refused_connect_error_is_in_no_cycle(loop):
         assert gc.get_referrers(exc) == [], gc.get_referrers(exc)
     finally:
         gc.enable()
+
+
+def test_datagram_callbacks_run_in_the_callers_context(loop):
+    seen = {}
+
+    class Proto(asyncio.DatagramProtocol):
+        def __init__(self, done):
+            self.done = done
+
+        def connection_made(self, tr):
+            seen["connection_made"] = VAR.get()
+
+        def datagram_received(self, data, addr):
+            seen["datagram_received"] = VAR.get()
+            self.tr_close()
+
+        def connection_lost(self, exc):
+            seen["connection_lost"] = VAR.get()
+            self.done.set_result(None)
+
+    async def main():
+        VAR.set("udp")
+        done = loop.create_future()
+        proto = Proto(done)
+        tr, _ = await loop.create_datagram_endpoint(lambda: proto, local_addr=("127.0.0.1", 0))
+        proto.tr_close = tr.close
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(b"d", tr.get_extra_info("sockname"))
+            await done
+
+    run(loop, main())
+    assert seen == {"connection_made": "udp", "datagram_received": "udp", "connection_lost": "udp"}
+
+
+def test_subprocess_pipe_callbacks_run_in_the_callers_context(loop):
+    """The pipes' callbacks (asyncio's own pipe transports on both loops)."""
+    seen = []
+
+    class Proto(asyncio.SubprocessProtocol):
+        def __init__(self, done):
+            self.done = done
+
+        def pipe_data_received(self, fd, data):
+            seen.append(("pipe_data_received", VAR.get()))
+
+        def pipe_connection_lost(self, fd, exc):
+            seen.append(("pipe_connection_lost", VAR.get()))
+
+        def connection_lost(self, exc):
+            self.done.set_result(None)
+
+    async def main():
+        VAR.set("proc")
+        done = loop.create_future()
+        tr, _ = await loop.subprocess_exec(lambda: Proto(done), sys.executable, "-c", "print('hi')",
+                                           stdin=None, stderr=None)
+        await done
+        tr.close()
+
+    if isinstance(loop, vigil.Loop) or sys.version_info >= (3, 12):
+        run(loop, main())
+    else:  # 3.11's default loop needs a child watcher attached to it
+        with asyncio.Runner(loop_factory=lambda: loop) as r:
+            asyncio.get_child_watcher().attach_loop(loop)
+            r.run(asyncio.wait_for(main(), 30))
+    assert seen and all(v == "proc" for _, v in seen), seen
