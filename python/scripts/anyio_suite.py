@@ -16,7 +16,7 @@ VIGIL_ANYIO_LOOP (default: None, asyncio's own loop; vigil: vigil.new_event_loop
 test ids are the same in every run and the runs compare one to one.
 
 Usage: anyio_suite.py --build <build dir> [--backends uring,epoll,poll]
-  [-k EXPR]. Writes <build>/anyio/<run>.xml (JUnit) and summary.txt; exits
+  [-k EXPR] [--reuse-default]. Writes <build>/anyio/<run>.xml (JUnit) and summary.txt; exits
   1 if any test passes on the default loop and fails on vigil's, 77 if PyPI cannot be
   reached. The venv (<build>/anyio/venv: Debian's /usr/bin/python3, vigil built from
   python/, anyio's test dependencies) is made once and refreshed for vigil every run.
@@ -178,6 +178,8 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--backends", default="uring,epoll,poll")
     ap.add_argument("-k", dest="kexpr", default=None)
+    ap.add_argument("--reuse-default", action="store_true",
+                    help="compare with the last default-loop run (default.xml) instead of running it again")
     args = ap.parse_args()
     work = os.path.join(os.path.abspath(args.build), "anyio")
     os.makedirs(work, exist_ok=True)
@@ -185,7 +187,10 @@ def main():
         print("SKIP: PyPI (https://pypi.org) cannot be reached: anyio's sdist and test dependencies come from it")
         return 77
     vpy, src = prepare(work)
-    base, tbase = run(vpy, src, work, "default", "default", None, args.kexpr)
+    if args.reuse_default and os.path.exists(os.path.join(work, "default.xml")):
+        base, tbase = outcomes(os.path.join(work, "default.xml")), 0.0
+    else:
+        base, tbase = run(vpy, src, work, "default", "default", None, args.kexpr)
     lines = [f"anyio {ANYIO}, asyncio backend, -m 'not network', pytest-timeout 60 s",
              f"default loop: {sum(v == 'passed' for v in base.values())} passed of {len(base)} ({tbase:.0f} s)"]
     bad = 0
