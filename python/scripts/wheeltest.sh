@@ -14,7 +14,7 @@ set -u
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cmd="$1"; bdir="$(cd "$2" && pwd)"
 dist="$bdir/python/dist"
-# uvicorn: custom loop factories (--loop module:function) came in 0.36
+# uvicorn: a release whose --loop takes a custom factory (module:function), pinned
 UVICORN="${VIGIL_UVICORN:-uvicorn==0.54.0}"
 
 pypi_ok() {

@@ -1,5 +1,5 @@
 """uvicorn runs an ASGI app on vigil's loop given as `--loop vigil:new_event_loop`
-(uvicorn's documented custom-loop form, module:function; uvicorn 0.36 and later).
+(uvicorn's documented custom-loop form, module:function; tested with 0.54.0).
 Skipped when uvicorn is not installed, unless VIGIL_REQUIRE_UVICORN is set (the wheel
 test, python/scripts/wheeltest.sh, installs it and sets it, so there it must run)."""
 import http.client
