@@ -9,6 +9,11 @@
 #   make package         the Debian packages (debian/) from a clean copy of the tree, into
 #                        $(BUILD)/package: dpkg-buildpackage, lintian, then the unpacked .debs
 #                        build and run the README's first program (scripts/package.sh)
+#   make wheel           the Python package's sdist and manylinux wheel (python -m build,
+#                        auditwheel repair, twine check) into $(BUILD)/python/dist (python/scripts/wheel.sh)
+#   make test-anyio      anyio's own test suite (asyncio backend, pinned sdist from PyPI) on the
+#                        default loop and on vigil's on each backend, the differences listed
+#                        (python/scripts/anyio_suite.py; not part of make test: see its docstring)
 #   make abi-baseline    rewrite abi/libvigil.abi on purpose (after a version bump; see scripts/abi.sh)
 #   make abi-check       the ABI check alone (make test runs it as the ctest test abi_check)
 # BUILD=dir puts the build trees elsewhere (parallel work in one checkout).
@@ -19,7 +24,8 @@ PYTHON  := /usr/bin/python3
 CTEST_ARGS ?=
 CMAKE_ARGS ?=
 
-.PHONY: all lib test lab install package clean deps-test deps-lab deps-package abi-check abi-baseline man-html
+.PHONY: all lib test lab install package clean deps-test deps-lab deps-package abi-check abi-baseline man-html \
+        wheel test-anyio
 
 all: lib
 
@@ -59,6 +65,10 @@ man-html: deps-test
 	@bash scripts/man-html.sh $(abspath $(BUILD))/man-html
 package: deps-package
 	@bash scripts/package.sh $(BUILD)/package
+wheel: deps-test
+	@bash python/scripts/wheel.sh $(abspath $(BUILD))
+test-anyio: deps-test
+	@$(PYTHON) python/scripts/anyio_suite.py --build $(abspath $(BUILD))
 
 # ThreadSanitizer: a build of its own ($(BUILD)/tsan: TSan and ASan cannot share a
 # process) running the tests labelled "threads" (vigil_test THREADS). A report fails

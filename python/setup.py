@@ -1,6 +1,11 @@
-"""Builds vigil._core: the extension's own C (csrc/) and libvigil's sources (../src),
-compiled into the one shared object, so libvigil is linked statically and its symbols
-stay hidden. liburing is used when its headers are present (as the CMake build does)."""
+"""Builds vigil._core: the extension's own C (csrc/) and libvigil's sources, compiled
+into the one shared object, so libvigil is linked statically and its symbols stay hidden.
+liburing is used when its headers are present (as the CMake build does).
+
+libvigil's sources are the repository's src/ and include/ (../src, ../include) when
+building from the tree, or libvigil/src and libvigil/include beside this file in an
+sdist: `make wheel` (python/scripts/wheel.sh) copies them there in a staging copy of
+python/, and MANIFEST.in puts them in the sdist."""
 import glob
 import os
 import shutil
@@ -9,7 +14,10 @@ import subprocess
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+# libvigil's tree: the sdist's copy, else the repository around python/.
+ROOT = next((d for d in (os.path.join(HERE, "libvigil"), os.path.dirname(HERE))
+             if os.path.isdir(os.path.join(d, "src")) and os.path.isdir(os.path.join(d, "include"))),
+            os.path.dirname(HERE))
 
 
 def rel(p):
@@ -19,7 +27,8 @@ def rel(p):
 lib_sources = sorted(p for p in glob.glob(os.path.join(ROOT, "src", "**", "*.c"), recursive=True)
                      if os.sep + "preload" + os.sep not in p)
 if not lib_sources:
-    raise SystemExit("vigil: libvigil's sources (../src) not found: install from the repository tree")
+    raise SystemExit("vigil: libvigil's sources not found (../src in the repository, libvigil/src in an "
+                     "sdist made by `make wheel`)")
 sources = [rel(p) for p in sorted(glob.glob(os.path.join(HERE, "csrc", "*.c")))] + [rel(p) for p in lib_sources]
 
 define_macros = [("_GNU_SOURCE", None), ("VIGIL_BUILDING", None)]

@@ -1,6 +1,11 @@
 /* Readers and writers (add_reader/add_writer): one vigil_io per fd for both directions,
  * in a table by fd. A watch is a handle of the loop (VPY_KIND_FD) from its first reader
- * or writer to the removal of its last. */
+ * or writer to the removal of its last.
+ *
+ * File objects: a watch remembers the object it was last given (a socket, a file; not
+ * an int), as a selector's key does, so a socket registered and then closed (its
+ * fileno() is -1 now) still finds its watch: remove_reader(sock) answers True, as
+ * asyncio's selector loop does (selectors' _fileobj_lookup searches its keys). */
 #include "handle.h"
 
 #include <errno.h>
@@ -10,6 +15,7 @@
 struct vpy_fdwatch {
     vigil_io io;
     HandleObject *reader, *writer;
+    PyObject *fileobj; /* the last non-int object given for fd (strong), or NULL */
     int fd;
     char io_on; /* the vigil_io is started */
     struct vpy_handle lh;
@@ -43,9 +49,11 @@ static int fdwatch_event(LoopObject *l, struct vpy_handle *lh, int revents)
 
 static void fdwatch_free(LoopObject *l, struct vpy_fdwatch *fw)
 {
+    PyObject *fileobj = fw->fileobj;
     vpy_handle_stop(l, &fw->lh);
     l->fdw[fw->fd] = NULL;
     PyMem_Free(fw);
+    Py_XDECREF(fileobj); /* last: dropping it may run Python code */
 }
 
 static void fdwatch_loop_closing(LoopObject *l, struct vpy_handle *lh)
@@ -64,6 +72,7 @@ static int fdwatch_traverse(struct vpy_handle *lh, visitproc visit, void *arg)
     struct vpy_fdwatch *fw = vpy_container_of(lh, struct vpy_fdwatch, lh);
     Py_VISIT((PyObject *)fw->reader);
     Py_VISIT((PyObject *)fw->writer);
+    Py_VISIT(fw->fileobj);
     return 0;
 }
 
@@ -121,6 +130,34 @@ static struct vpy_fdwatch *fdw_get(LoopObject *l, int fd, int create)
     return fw;
 }
 
+/* The fd of fileobj: its fileno(), or, when that fails as a closed object's does (a
+ * closed socket's -1), the fd of the watch last given that same object; -1 with the
+ * fileno() error set if there is none (asyncio's selectors: _fileobj_lookup). */
+static int fd_of(LoopObject *l, PyObject *fileobj)
+{
+    int fd = PyObject_AsFileDescriptor(fileobj);
+    if (fd >= 0 || PyLong_Check(fileobj))
+        return fd;
+    if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_TypeError) &&
+        !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return -1;
+    for (int i = 0; i < l->nfdw; i++) {
+        if (l->fdw[i] && l->fdw[i]->fileobj == fileobj) {
+            PyErr_Clear();
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Remembers the object fd was given as (an int forgets it, as a selector's new key). */
+static void fdw_set_fileobj(struct vpy_fdwatch *fw, PyObject *fileobj)
+{
+    PyObject *old = fw->fileobj;
+    fw->fileobj = PyLong_Check(fileobj) ? NULL : Py_NewRef(fileobj);
+    Py_XDECREF(old);
+}
+
 /* Makes the vigil watcher's mask match the handles present. */
 static int fdw_update(LoopObject *l, struct vpy_fdwatch *fw)
 {
@@ -166,7 +203,7 @@ static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, 
     }
     if (vpy_check_open(l) < 0)
         return NULL;
-    int fd = PyObject_AsFileDescriptor(args[0]);
+    int fd = fd_of(l, args[0]);
     if (fd < 0)
         return NULL;
     HandleObject *h = vpy_handle_new(l, 0, args[1], args + 2, nargs - 2, NULL);
@@ -187,6 +224,7 @@ static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, 
             fdwatch_free(l, fw);
         return NULL;
     }
+    fdw_set_fileobj(fw, args[0]);
     if (old) {
         vpy_handle_cancel(old);
         Py_DECREF(old);
@@ -199,7 +237,7 @@ static PyObject *remove_rw(LoopObject *l, PyObject *fileobj, int writer)
 {
     if (l->closed || !l->vl)
         Py_RETURN_FALSE;
-    int fd = PyObject_AsFileDescriptor(fileobj);
+    int fd = fd_of(l, fileobj);
     if (fd < 0)
         return NULL;
     struct vpy_fdwatch *fw = fdw_get(l, fd, 0);
@@ -242,7 +280,7 @@ PyObject *vpy_loop_remove_writer(LoopObject *l, PyObject *fd)
 /* (reader handle or None, writer handle or None) for fd: the selector key's data. */
 PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fileobj)
 {
-    int fd = PyObject_AsFileDescriptor(fileobj);
+    int fd = fd_of(l, fileobj);
     if (fd < 0)
         return NULL;
     struct vpy_fdwatch *fw = l->vl ? fdw_get(l, fd, 0) : NULL;

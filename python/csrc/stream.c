@@ -21,6 +21,11 @@
  * event for the transport (vpy_pend_push); the transport then runs from the ready queue
  * with the GIL, in FIFO order with every other callback.
  *
+ * Context: everything the transport calls from the ready queue (data_received,
+ * get_buffer/buffer_updated, eof_received, resume_writing, connection_lost) runs in the
+ * contextvars.Context captured at creation (t->context), so request-scoped context
+ * variables set before create_connection/create_server are seen by the protocol.
+ *
  * Lifetime: while vigil may call back (a receive stream runs or a send is in flight) the
  * transport holds a reference to itself; while its vigil_sock is open it is a started
  * handle of the loop (VPY_KIND_STREAM), so closing the loop can finish it. */
@@ -93,6 +98,10 @@ struct TransportObject {
     PyObject *sock, *shell, *protocol;
     PyObject *data_received;               /* bound: protocol.data_received */
     PyObject *get_buffer, *buffer_updated; /* bound: BufferedProtocol */
+    /* The contextvars.Context the protocol's callbacks run in: a copy of the one current
+     * when the transport was made (create_connection, create_server's accept, ...), as
+     * asyncio's reader handle and uvloop's transport capture it. */
+    PyObject *context;
     vigil_sock *vs;                        /* NULL once closed */
     struct wslot slot[NSLOT];
     int nbusy;
@@ -736,10 +745,24 @@ static int stream_run(LoopObject *l, struct vpy_handle *lh)
     (void)l;
     t->flags &= ~TF_QUEUED;
     int rc = 0;
+    /* In the transport's context (see the top of the file). Entering fails only if it is
+     * entered already, which nothing here does; then the callbacks run where they are. */
+    int entered = t->context && PyContext_Enter(t->context) == 0;
+    if (t->context && !entered)
+        PyErr_Clear();
     if (tio_reap(t) < 0)
         rc = -1;
     else if (tio_deliver(t) < 0)
         rc = -1;
+    if (entered) {
+        /* Exit cannot fail for the context entered just above, but keep an exception
+         * already set (SystemExit from a callback) over its error if it did. */
+        PyObject *et, *ev, *etb;
+        PyErr_Fetch(&et, &ev, &etb);
+        if (PyContext_Exit(t->context) < 0)
+            PyErr_Clear();
+        PyErr_Restore(et, ev, etb);
+    }
     ref_update(t);
     return rc;
 }
@@ -802,6 +825,11 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     t->shell = shell;
     t->high = 64 * 1024;
     t->low = 16 * 1024;
+    t->context = PyContext_CopyCurrent();
+    if (!t->context) {
+        Py_DECREF(t);
+        return NULL;
+    }
     PyObject *r = PyObject_CallMethod((PyObject *)t, "_set_protocol", "Oi", protocol, buffered);
     if (!r) {
         Py_DECREF(t);
@@ -854,6 +882,7 @@ static int tio_traverse(TransportObject *t, visitproc visit, void *arg)
     Py_VISIT(t->data_received);
     Py_VISIT(t->get_buffer);
     Py_VISIT(t->buffer_updated);
+    Py_VISIT(t->context);
     for (size_t i = 0; i < t->wq.len; i++)
         Py_VISIT(WQ_AT(t, i));
     return 0;
@@ -867,6 +896,7 @@ static int tio_clear(TransportObject *t)
     Py_CLEAR(t->data_received);
     Py_CLEAR(t->get_buffer);
     Py_CLEAR(t->buffer_updated);
+    Py_CLEAR(t->context);
     wq_clear(t);
     t->flags |= TF_DETACHED;
     return 0;
@@ -1008,7 +1038,17 @@ static int schedule_lost(TransportObject *t, PyObject *exc)
     PyObject *cb = PyObject_GetAttrString(t->shell, "_call_connection_lost");
     if (!cb)
         return -1;
-    PyObject *r = PyObject_CallMethod((PyObject *)t->loop, "call_soon", "OO", cb, exc);
+    /* call_soon(cb, exc, context=t->context): connection_lost runs in the transport's
+     * context whoever closed it (uvloop does the same). */
+    PyObject *meth = PyObject_GetAttrString((PyObject *)t->loop, "call_soon");
+    PyObject *kwnames = meth ? Py_BuildValue("(s)", "context") : NULL;
+    PyObject *r = NULL;
+    if (kwnames) {
+        PyObject *argv[3] = {cb, exc, t->context ? t->context : Py_None};
+        r = PyObject_Vectorcall(meth, argv, 2, kwnames);
+    }
+    Py_XDECREF(kwnames);
+    Py_XDECREF(meth);
     Py_DECREF(cb);
     if (!r)
         return -1;

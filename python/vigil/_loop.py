@@ -469,17 +469,37 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
             return
         except (BlockingIOError, InterruptedError):
             pass
-
-        def connected():
-            err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-            if err != 0:
-                raise OSError(err, f"Connect call failed {address}")
-
-        fut = self._sock_io(sock, True, connected)
+        fut = self.create_future()
+        fd = sock.fileno()
+        self._ensure_fd_no_transport(fd)
+        handle = self._add_writer(fd, self._sock_connect_cb, fut, sock, address)
+        fut.add_done_callback(functools.partial(self._writer_done, fd, handle))
         try:
             return await fut
         finally:
             fut = None  # break the cycle with the exception's traceback
+
+    def _sock_connect_cb(self, fut, sock, address):
+        """The writer's callback of a connect in progress. A bound method with its
+        arguments, not a closure: the error's traceback keeps this frame, and a closure's
+        frame would keep the future holding the error (a reference cycle; anyio's
+        test_happy_eyeballs_refcycles, after CPython's own fix in selector_events)."""
+        if fut.done():
+            return
+        try:
+            err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if err != 0:
+                raise OSError(err, f"Connect call failed {address}")
+        except (BlockingIOError, InterruptedError):
+            pass
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+        else:
+            fut.set_result(None)
+        finally:
+            fut = None
 
     async def sock_accept(self, sock):
         self._sock_check(sock)
