@@ -92,6 +92,7 @@ enum vigil__module_id {
     VIGIL__MOD_MQ_WATCH,
     VIGIL__MOD_FILE,
     VIGIL__MOD_NET,
+    VIGIL__MOD_FSWATCH,
     VIGIL__MOD_N
 };
 typedef void (*vigil__module_fini)(vigil_loop *loop, void *state);
