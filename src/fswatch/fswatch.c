@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -46,7 +47,6 @@
 #define FSW_MASK                                                                                   \
     (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | \
      IN_MOVE_SELF | IN_EXCL_UNLINK)
-#define FSW_SUBDIR_MASK (FSW_MASK | IN_ONLYDIR | IN_DONT_FOLLOW)
 
 struct fsw_window;
 
@@ -101,10 +101,21 @@ struct fsw_state {
         uint32_t nlen;
         char name[NAME_MAX + 1];
     } mv;
+    struct fsw_miss *miss;         /* directories reported but not watched yet */
+    size_t nmiss, capmiss;
     size_t rootlen;
     char *rootpath;
     char path[PATH_MAX], path2[PATH_MAX], full[PATH_MAX];
     char *buf;
+};
+
+/* A directory reported (CREATED, MOVED) whose watch could not be added because its path
+ * was not there: either it went away (its DELETED or MOVED comes later and drops
+ * this), or a directory above it was renamed after its event was queued, so the path
+ * built from the tree as read so far is stale. The next MOVED of a directory retries. */
+struct fsw_miss {
+    struct fsw_node *parent;
+    char *name;
 };
 
 struct fsw_mod {
@@ -268,6 +279,14 @@ static void node_free(struct fsw_state *st, struct fsw_node *n, bool rm)
         n->win->node = NULL;
     if (st->mv.on && st->mv.parent == n)
         st->mv.on = false;
+    for (size_t i = 0; i < st->nmiss;) {
+        if (st->miss[i].parent == n) {
+            free(st->miss[i].name);
+            st->miss[i] = st->miss[--st->nmiss];
+        } else {
+            i++;
+        }
+    }
     free(n->name);
     free(n);
 }
@@ -448,6 +467,35 @@ static bool win_filter(struct fsw_window *w, uint32_t mask, const char *name, si
 
 /* ------------------------------------------------------- adding directories */
 
+static void miss_add(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen)
+{
+    if (st->nmiss == st->capmiss) {
+        size_t cap = st->capmiss ? st->capmiss * 2 : 8;
+        struct fsw_miss *m = realloc(st->miss, cap * sizeof *m);
+        if (!m)
+            return;
+        st->miss = m;
+        st->capmiss = cap;
+    }
+    char *nm = malloc(nlen + 1);
+    if (!nm)
+        return;
+    memcpy(nm, name, nlen);
+    nm[nlen] = '\0';
+    st->miss[st->nmiss++] = (struct fsw_miss){parent, nm};
+}
+
+static void miss_del(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen)
+{
+    for (size_t i = 0; i < st->nmiss; i++) {
+        if (st->miss[i].parent == parent && !strncmp(st->miss[i].name, name, nlen) && !st->miss[i].name[nlen]) {
+            free(st->miss[i].name);
+            st->miss[i] = st->miss[--st->nmiss];
+            return;
+        }
+    }
+}
+
 enum add_mode {
     ADD_START,  /* vigil_fswatch_start: an error fails the start; nothing reported */
     ADD_QUIET,  /* the rebuild after an overflow: nothing reported but errors */
@@ -456,25 +504,11 @@ enum add_mode {
 
 static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen, enum add_mode mode);
 
-/* Reads node's directory: watches its subdirectories and, in ADD_REPORT, reports every
- * entry and opens node's window. 0, a negative errno (ADD_START), or 1 if the watcher
- * was stopped by a callback. */
-static int scan_dir(struct fsw_state *st, struct fsw_node *node, enum add_mode mode)
+/* Reads the directory open as dfd (node's; dfd is closed here): watches its
+ * subdirectories and, in ADD_REPORT, reports every entry and opens node's window. 0, a
+ * negative errno (ADD_START), or 1 if the watcher was stopped by a callback. */
+static int scan_fd(struct fsw_state *st, struct fsw_node *node, int dfd, enum add_mode mode)
 {
-    const char *full = full_path(st, node, NULL, 0);
-    if (!full)
-        return mode == ADD_START ? -ENAMETOOLONG : 0;
-    /* The root may be a symbolic link (followed, as inotify_add_watch did); below it
-     * links are not followed. */
-    int dfd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (node == st->root ? 0 : O_NOFOLLOW));
-    if (dfd < 0) {
-        int e = errno;
-        if (e == ENOENT || e == ENOTDIR || e == ELOOP)
-            return 0; /* gone already: its deletion is queued */
-        if (mode == ADD_START)
-            return -e;
-        return emit_at(st, VIGIL_FS_ERROR, VIGIL_FS_ISDIR, node, NULL, 0) ? 1 : 0;
-    }
     DIR *d = fdopendir(dfd);
     if (!d) {
         int e = errno;
@@ -538,34 +572,56 @@ static int scan_dir(struct fsw_state *st, struct fsw_node *node, enum add_mode m
     return rc;
 }
 
-/* Watches parent/name and what is under it. 0, a negative errno (ADD_START only), or 1
- * if the watcher was stopped by a callback. */
+/* Watches the directory open as dfd: through /proc/self/fd, so that the watch and the
+ * scan are of one directory even if it is renamed meanwhile; by its path where /proc is
+ * not mounted. The watch descriptor, or a negative errno. */
+static int watch_fd(struct fsw_state *st, int dfd, const char *full, uint32_t mask)
+{
+    char proc[40];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", dfd);
+    int wd = inotify_add_watch(st->fd, proc, mask);
+    if (wd >= 0)
+        return wd;
+    if (errno != ENOENT)
+        return -errno;
+    wd = inotify_add_watch(st->fd, full, mask | IN_DONT_FOLLOW);
+    return wd >= 0 ? wd : -errno;
+}
+
+/* Watches parent/name and what is under it. If that directory is watched already (a
+ * directory renamed), its node takes the new name and nothing is scanned. 0, a negative
+ * errno (ADD_START only), or 1 if the watcher was stopped by a callback. */
 static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen, enum add_mode mode)
 {
     const char *full = full_path(st, parent, name, nlen);
     int err = -ENAMETOOLONG;
     if (full) {
-        int wd = inotify_add_watch(st->fd, full, FSW_SUBDIR_MASK);
-        if (wd >= 0) {
-            struct fsw_node *n = node_find(st, wd);
-            if (n) {
-                /* Watched already (the scan met a directory that was renamed here): the
-                 * node follows it; its entries are known under their old path. */
-                if (n != st->root && n->parent != parent)
-                    node_rename(n, parent, name, nlen);
+        int dfd = open(full, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0) {
+            err = -errno;
+            if (err == -ENOENT || err == -ENOTDIR || err == -ELOOP) {
+                /* Gone again (its event is queued), a symbolic link, or a stale path. */
+                if (mode == ADD_REPORT && err != -ELOOP)
+                    miss_add(st, parent, name, nlen);
                 return 0;
             }
-            n = node_new(st, parent, name, nlen, wd);
-            if (!n) {
+        } else {
+            int wd = watch_fd(st, dfd, full, FSW_MASK | IN_ONLYDIR);
+            struct fsw_node *n = wd >= 0 ? node_find(st, wd) : NULL;
+            if (wd < 0) {
+                err = wd;
+            } else if (n) {
+                close(dfd);
+                if (n != st->root)
+                    node_rename(n, parent, name, nlen);
+                return 0;
+            } else if (!(n = node_new(st, parent, name, nlen, wd))) {
                 inotify_rm_watch(st->fd, wd);
                 err = -ENOMEM;
             } else {
-                return scan_dir(st, n, mode);
+                return scan_fd(st, n, dfd, mode);
             }
-        } else {
-            err = -errno;
-            if (err == -ENOENT || err == -ENOTDIR || err == -ELOOP)
-                return 0; /* gone again, or a symbolic link: not followed */
+            close(dfd);
         }
     }
     if (mode == ADD_START)
@@ -585,6 +641,9 @@ static void watches_drop(struct fsw_state *st)
     st->root = NULL;
     win_drop_all(st);
     st->mv.on = false;
+    for (size_t i = 0; i < st->nmiss; i++)
+        free(st->miss[i].name);
+    st->nmiss = 0;
     if (st->fd >= 0) {
         vigil_io_stop(st->loop, &st->io);
         close(st->fd);
@@ -610,7 +669,11 @@ static int watches_make(struct fsw_state *st, enum add_mode mode)
         return -errno;
     st->root_dir = S_ISDIR(sb.st_mode);
     if (st->root_dir && (st->flags & VIGIL_FSWATCH_RECURSIVE)) {
-        int rc = scan_dir(st, root, mode);
+        /* The root may be a symbolic link: followed, as inotify_add_watch did. */
+        int dfd = open(st->rootpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+            return -errno;
+        int rc = scan_fd(st, root, dfd, mode);
         if (rc)
             return rc < 0 ? rc : 0;
     }
@@ -623,6 +686,7 @@ static int watches_make(struct fsw_state *st, enum add_mode mode)
 static void state_free(struct fsw_state *st)
 {
     free(st->bucket);
+    free(st->miss);
     free(st->rootpath);
     free(st->buf);
     free(st);
@@ -671,6 +735,25 @@ static bool overflow(struct fsw_state *st)
         return true;
     }
     return emit(st, VIGIL_FS_RESCAN, 0, NULL, NULL, 0);
+}
+
+/* A directory was renamed: paths under it are current again, retry the directories
+ * that could not be watched (see struct fsw_miss). True if a callback stopped the
+ * watcher. */
+static bool miss_retry(struct fsw_state *st)
+{
+    struct fsw_miss *list = st->miss;
+    size_t n = st->nmiss;
+    st->miss = NULL;
+    st->nmiss = st->capmiss = 0;
+    bool stopped = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!stopped && add_dir(st, list[i].parent, list[i].name, strlen(list[i].name), ADD_REPORT) == 1)
+            stopped = true;
+        free(list[i].name);
+    }
+    free(list);
+    return stopped;
 }
 
 /* One inotify event; true when the rest of the buffer must be dropped (stopped, or
@@ -722,6 +805,8 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
             return add_dir(st, node, name, nlen, ADD_REPORT) == 1;
         return false;
     }
+    if (isdir && st->nmiss && (m & (IN_DELETE | IN_MOVED_FROM)))
+        miss_del(st, node, name, nlen);
     if (m & IN_DELETE) {
         if (isdir && rec) {
             struct fsw_node *c = child_find(node, name, nlen);
@@ -745,16 +830,13 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
             st->mv.on = false;
             const char *from = rel_path(st->mv.parent, st->mv.name, st->mv.nlen, st->path, sizeof st->path);
             const char *to = rel_path(node, name, nlen, st->path2, sizeof st->path2);
-            bool need_add = false;
             if (isdir && rec) {
                 struct fsw_node *c = child_find(st->mv.parent, st->mv.name, st->mv.nlen);
                 struct fsw_node *old = child_find(node, name, nlen);
                 if (old && old != c)
                     node_free(st, old, false); /* the empty directory it replaced */
                 if (c)
-                    need_add = node_rename(c, node, name, nlen) < 0;
-                else
-                    need_add = true;
+                    node_rename(c, node, name, nlen);
             }
             if (!from || !to) {
                 if (emit(st, VIGIL_FS_ERROR, isdir, "", NULL, -ENAMETOOLONG))
@@ -762,8 +844,15 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
             } else if (emit(st, VIGIL_FS_MOVED, isdir, from, to, 0)) {
                 return true;
             }
-            if (need_add)
-                return add_dir(st, node, name, nlen, ADD_REPORT) == 1;
+            /* The directory's node follows it (add_dir finds its watch and renames it),
+             * or, if it was never watched (renamed before its creation was read), it is
+             * watched and scanned now. By the watch, not by the old name: a new
+             * directory may have taken the old name since. */
+            if (isdir && rec) {
+                if (add_dir(st, node, name, nlen, ADD_REPORT) == 1)
+                    return true;
+                return st->nmiss && miss_retry(st);
+            }
             return false;
         }
         if (emit_at(st, VIGIL_FS_MOVED_IN, isdir, node, name, nlen))
