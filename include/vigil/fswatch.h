@@ -57,8 +57,9 @@
  *     the queue's length then (FIONREAD) and, until it has read that far, drops a
  *     CREATED for a name the scan already reported and events for names it never
  *     reported. Past that point, events pass unfiltered.
- *   One exception: an entry renamed into a new directory while it is being scanned may
- *   be reported CREATED (by the scan) and then as the target of a MOVED (or MOVED_IN).
+ *   An entry renamed into a new directory before the scan read it is reported as the
+ *   scan found it: CREATED there (with what is under it), and MOVED_OUT from its old
+ *   path (not as one MOVED).
  * Directories moved out of the tree lose their watches (MOVED_OUT); directories moved
  * inside it keep them, under their new path (MOVED). Entries inside a directory
  * moved in are reported CREATED (VIGIL_FS_SCANNED), as for a new directory. Symbolic

@@ -409,7 +409,7 @@ static void win_free(struct fsw_window *w)
     for (size_t i = 0; i < w->n; i++)
         free(w->ent[i].name);
     free(w->ent);
-    if (w->node)
+    if (w->node && w->node->win == w)
         w->node->win = NULL;
     free(w);
 }
@@ -436,33 +436,40 @@ static void win_drop_all(struct fsw_state *st)
     st->win_tail = NULL;
 }
 
-/* An event of name in a directory whose window is open: true to drop it (see the top
- * of the file). If memory runs out the event passes: a duplicate, never a loss. */
-static bool win_filter(struct fsw_window *w, uint32_t mask, const char *name, size_t nlen)
+enum { WIN_PASS = 0, WIN_DROP = 1, WIN_DROP_MOVE = 2 };
+
+/* An event of name in a directory whose window is open: WIN_DROP to drop it (see the
+ * top of the file); WIN_DROP_MOVE for a rename into the directory of a name its scan
+ * reported (the scan saw the renamed entry, and reported it and what is under it as
+ * created): the rename's first half then tells only that the entry left its old place.
+ * If memory runs out the event passes: a duplicate, never a loss. */
+static int win_filter(struct fsw_window *w, uint32_t mask, const char *name, size_t nlen)
 {
     uint32_t h = name_hash(name, nlen);
     struct fsw_went *e = win_find(w, name, nlen, h);
     if (mask & IN_CREATE) {
         if (e && e->state == WIN_SCANNED) {
             e->state = WIN_KNOWN;
-            return true;
+            return WIN_DROP;
         }
         if (!e)
             win_add(w, name, nlen, h, WIN_KNOWN);
-        return false;
+        return WIN_PASS;
     }
     if (mask & IN_MOVED_TO) {
-        if (e)
+        if (e && e->state == WIN_SCANNED) {
             e->state = WIN_KNOWN;
-        else
+            return WIN_DROP_MOVE;
+        }
+        if (!e)
             win_add(w, name, nlen, h, WIN_KNOWN);
-        return false;
+        return WIN_PASS;
     }
     if (!e)
-        return true; /* never reported: came and went before the scan */
+        return WIN_DROP; /* never reported: came and went before the scan */
     if (mask & (IN_DELETE | IN_MOVED_FROM))
         win_del(w, e);
-    return false;
+    return WIN_PASS;
 }
 
 /* ------------------------------------------------------- adding directories */
@@ -500,6 +507,8 @@ enum add_mode {
     ADD_START,  /* vigil_fswatch_start: an error fails the start; nothing reported */
     ADD_QUIET,  /* the rebuild after an overflow: nothing reported but errors */
     ADD_REPORT, /* a directory appeared: its entries are reported CREATED (SCANNED) */
+    ADD_FOLLOW, /* a directory was renamed in the tree: its node follows it; if it was
+                   never watched, as ADD_REPORT */
 };
 
 static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen, enum add_mode mode);
@@ -519,6 +528,8 @@ static int scan_fd(struct fsw_state *st, struct fsw_node *node, int dfd, enum ad
     if (mode == ADD_REPORT) {
         w = calloc(1, sizeof *w);
         if (w) {
+            if (node->win) /* scanned again (moved here): the older window ends as it would */
+                node->win->node = NULL;
             w->node = node;
             node->win = w;
         }
@@ -588,9 +599,32 @@ static int watch_fd(struct fsw_state *st, int dfd, const char *full, uint32_t ma
     return wd >= 0 ? wd : -errno;
 }
 
+/* True if node is n or below it. */
+static bool node_within(const struct fsw_node *node, const struct fsw_node *n)
+{
+    for (; node; node = node->parent)
+        if (node == n)
+            return true;
+    return false;
+}
+
+/* The directory at parent/name is another than the node the tree has there (keep):
+ * that node's directory was replaced (a rename over an empty directory) and is gone. */
+static void drop_stale(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen,
+                       struct fsw_node *keep)
+{
+    for (struct fsw_node *c = parent->child; c; c = c->next) {
+        if (c != keep && c->nlen == nlen && memcmp(c->name, name, nlen) == 0) {
+            node_free(st, c, false);
+            return;
+        }
+    }
+}
+
 /* Watches parent/name and what is under it. If that directory is watched already (a
- * directory renamed), its node takes the new name and nothing is scanned. 0, a negative
- * errno (ADD_START only), or 1 if the watcher was stopped by a callback. */
+ * directory renamed), its node takes the new name (and, in ADD_REPORT, what is under
+ * it is reported). 0, a negative errno (ADD_START only), or 1 if the watcher was
+ * stopped by a callback. */
 static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen, enum add_mode mode)
 {
     const char *full = full_path(st, parent, name, nlen);
@@ -601,25 +635,38 @@ static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *na
             err = -errno;
             if (err == -ENOENT || err == -ENOTDIR || err == -ELOOP) {
                 /* Gone again (its event is queued), a symbolic link, or a stale path. */
-                if (mode == ADD_REPORT && err != -ELOOP)
+                if ((mode == ADD_REPORT || mode == ADD_FOLLOW) && err != -ELOOP)
                     miss_add(st, parent, name, nlen);
                 return 0;
             }
         } else {
             int wd = watch_fd(st, dfd, full, FSW_MASK | IN_ONLYDIR);
             struct fsw_node *n = wd >= 0 ? node_find(st, wd) : NULL;
+            enum add_mode scan_mode = mode == ADD_FOLLOW ? ADD_REPORT : mode;
             if (wd < 0) {
                 err = wd;
             } else if (n) {
+                /* Watched already: a directory renamed here. Its node follows it. Found
+                 * by the scan of a new directory (ADD_REPORT), it was reported CREATED
+                 * there, so what is under it is reported too. */
+                if (n == st->root || node_within(parent, n)) {
+                    close(dfd);
+                    return 0; /* the tree as read so far is stale: its events will tell */
+                }
+                node_rename(n, parent, name, nlen);
+                drop_stale(st, parent, name, nlen, n);
+                if (mode == ADD_REPORT)
+                    return scan_fd(st, n, dfd, mode);
                 close(dfd);
-                if (n != st->root)
-                    node_rename(n, parent, name, nlen);
                 return 0;
-            } else if (!(n = node_new(st, parent, name, nlen, wd))) {
-                inotify_rm_watch(st->fd, wd);
-                err = -ENOMEM;
             } else {
-                return scan_fd(st, n, dfd, mode);
+                drop_stale(st, parent, name, nlen, NULL);
+                if (!(n = node_new(st, parent, name, nlen, wd))) {
+                    inotify_rm_watch(st->fd, wd);
+                    err = -ENOMEM;
+                } else {
+                    return scan_fd(st, n, dfd, scan_mode);
+                }
             }
             close(dfd);
         }
@@ -730,8 +777,8 @@ static bool overflow(struct fsw_state *st)
         /* The root is gone (or cannot be watched any more). */
         if (emit(st, VIGIL_FS_RESCAN, 0, NULL, NULL, 0))
             return true;
-        emit(st, VIGIL_FS_ROOT_GONE, st->root_dir ? VIGIL_FS_ISDIR : 0, "", NULL, rc);
-        self_stop(st);
+        self_stop(st); /* stopped when its callback runs */
+        emit(st, VIGIL_FS_ROOT_GONE, st->root_dir ? VIGIL_FS_ISDIR : 0, "", NULL, 0);
         return true;
     }
     return emit(st, VIGIL_FS_RESCAN, 0, NULL, NULL, 0);
@@ -776,8 +823,8 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
         return false; /* a watch dropped since (moved out, deleted) */
     uint32_t isdir = (m & IN_ISDIR) ? VIGIL_FS_ISDIR : 0;
     if (node == st->root && (m & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT))) {
+        self_stop(st); /* stopped when its callback runs */
         emit(st, VIGIL_FS_ROOT_GONE, st->root_dir ? VIGIL_FS_ISDIR : 0, "", NULL, 0);
-        self_stop(st);
         return true;
     }
     if (m & IN_IGNORED) {
@@ -794,8 +841,13 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
     }
     const char *name = ie->name;
     size_t nlen = strnlen(name, ie->len);
-    if (node->win && win_filter(node->win, m, name, nlen))
-        return false;
+    if (node->win) {
+        int f = win_filter(node->win, m, name, nlen);
+        if (f == WIN_DROP_MOVE && st->mv.on) /* its first half was the pending move */
+            return flush_moved_out(st);
+        if (f != WIN_PASS)
+            return false;
+    }
     bool rec = (st->flags & VIGIL_FSWATCH_RECURSIVE) != 0;
 
     if (m & IN_CREATE) {
@@ -849,7 +901,7 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
              * watched and scanned now. By the watch, not by the old name: a new
              * directory may have taken the old name since. */
             if (isdir && rec) {
-                if (add_dir(st, node, name, nlen, ADD_REPORT) == 1)
+                if (add_dir(st, node, name, nlen, ADD_FOLLOW) == 1)
                     return true;
                 return st->nmiss && miss_retry(st);
             }
@@ -873,8 +925,11 @@ static void io_cb(vigil_loop *loop, vigil_io *io, int revents)
     (void)loop;
     struct fsw_state *st = io->data;
     if (revents < 0) {
+        /* The loop could not watch the inotify fd (it cannot happen unless the program
+         * closed an fd it does not own): nothing more will come. */
         st->dispatching++;
-        emit(st, VIGIL_FS_ERROR, 0, "", NULL, revents);
+        if (!emit(st, VIGIL_FS_ERROR, 0, "", NULL, revents))
+            self_stop(st);
         st->dispatching--;
         if (st->dead && !st->dispatching)
             state_free(st);

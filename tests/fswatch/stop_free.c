@@ -59,8 +59,10 @@ int main(void)
         snprintf(n, sizeof n, "g%d", i);
         fwt_touch(top, n);
     }
-    while (restarts < 4) {
-        fwt_touch(top, "more");
+    for (int k = 0; restarts < 4; k++) {
+        char n[32];
+        snprintf(n, sizeof n, "more%d", k); /* a new name: an event each time */
+        fwt_touch(top, n);
         CHECK(vigil_loop_run(loop, VIGIL_RUN_ONCE) >= 0);
     }
     CHECK_EQ(vigil_fswatch_active(&w), 1);
