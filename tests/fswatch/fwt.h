@@ -20,7 +20,7 @@
 static char fwt_dir[256];
 static pid_t fwt_owner;
 
-static int fwt_rm_one(const char *p, const struct stat *sb, int type, struct FTW *f)
+static inline int fwt_rm_one(const char *p, const struct stat *sb, int type, struct FTW *f)
 {
     (void)sb, (void)f;
     if (type == FTW_DP || type == FTW_D)
@@ -35,7 +35,7 @@ static inline void fwt_rm_tree(const char *p)
     nftw(p, fwt_rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
-static void fwt_cleanup(void)
+static inline void fwt_cleanup(void)
 {
     if (getpid() == fwt_owner && fwt_dir[0])
         fwt_rm_tree(fwt_dir);
@@ -117,7 +117,7 @@ static inline void fwt_clear(struct fwt_rec *r)
     r->n = 0;
 }
 
-static void fwt_guard_cb(vigil_loop *loop, vigil_timer *t)
+static inline void fwt_guard_cb(vigil_loop *loop, vigil_timer *t)
 {
     (void)loop, (void)t;
     fprintf(stderr, "no sync event within the guard time: the watcher lost it\n");
@@ -139,7 +139,7 @@ struct fwt_sync_arg {
     struct fwt_rec *r;
     long k;
 };
-static bool fwt_sync_done(void *a)
+static inline bool fwt_sync_done(void *a)
 {
     struct fwt_sync_arg *s = a;
     return s->r->sync_seen >= s->k;
