@@ -60,6 +60,7 @@ struct fsw_node {
     struct fsw_node *next, *prev;  /* siblings */
     struct fsw_node *hnext;        /* wd hash chain */
     struct fsw_window *win;        /* open scan window, or NULL */
+    struct fsw_window *limbo;      /* detached by that window's rescan (see scan_fd) */
 };
 
 enum { WIN_SCANNED = 1, WIN_KNOWN = 2 };
@@ -74,6 +75,8 @@ struct fsw_window {
     struct fsw_window *next;       /* FIFO */
     size_t n, cap;
     struct fsw_went *ent;
+    size_t nlimbo, caplimbo;
+    struct fsw_node **limbo;       /* children the rescan of node did not find */
 };
 
 struct fsw_state {
@@ -121,6 +124,8 @@ struct fsw_miss {
 struct fsw_mod {
     struct fsw_state *head;
 };
+
+static void limbo_leave(struct fsw_node *n);
 
 _Static_assert(sizeof(void *) <= sizeof(uint64_t), "private_ holds a pointer");
 
@@ -261,8 +266,47 @@ static int node_rename(struct fsw_node *n, struct fsw_node *parent, const char *
         n->nlen = (uint32_t)nlen;
     }
     child_unlink(n);
+    limbo_leave(n);
     child_link(parent, n);
     return 0;
+}
+
+/* True if node hangs from the root (not in limbo, nor below a node in limbo). */
+static bool attached(const struct fsw_state *st, const struct fsw_node *node)
+{
+    while (node->parent)
+        node = node->parent;
+    return node == st->root;
+}
+
+static void limbo_leave(struct fsw_node *n)
+{
+    struct fsw_window *w = n->limbo;
+    if (!w)
+        return;
+    for (size_t i = 0; i < w->nlimbo; i++) {
+        if (w->limbo[i] == n) {
+            w->limbo[i] = w->limbo[--w->nlimbo];
+            break;
+        }
+    }
+    n->limbo = NULL;
+}
+
+static bool limbo_enter(struct fsw_window *w, struct fsw_node *n)
+{
+    if (w->nlimbo == w->caplimbo) {
+        size_t cap = w->caplimbo ? w->caplimbo * 2 : 8;
+        struct fsw_node **l = realloc(w->limbo, cap * sizeof *l);
+        if (!l)
+            return false;
+        w->limbo = l;
+        w->caplimbo = cap;
+    }
+    child_unlink(n);
+    w->limbo[w->nlimbo++] = n;
+    n->limbo = w;
+    return true;
 }
 
 /* Frees n and everything under it; rm: also drop their watches in the kernel (a
@@ -272,6 +316,7 @@ static void node_free(struct fsw_state *st, struct fsw_node *n, bool rm)
     while (n->child)
         node_free(st, n->child, rm);
     child_unlink(n);
+    limbo_leave(n);
     if (rm && st->fd >= 0)
         inotify_rm_watch(st->fd, n->wd);
     hash_del(st, n);
@@ -404,8 +449,16 @@ static void win_del(struct fsw_window *w, struct fsw_went *e)
     *e = w->ent[--w->n];
 }
 
-static void win_free(struct fsw_window *w)
+/* Frees w. The children its rescan left in limbo and that no event brought back into
+ * the tree by now (every event queued before the rescan is read) left the tree: they
+ * are dropped with their watches. */
+static void win_free(struct fsw_state *st, struct fsw_window *w)
 {
+    while (w->nlimbo) {
+        struct fsw_node *n = w->limbo[w->nlimbo - 1];
+        node_free(st, n, true); /* limbo_leave shrinks the list */
+    }
+    free(w->limbo);
     for (size_t i = 0; i < w->n; i++)
         free(w->ent[i].name);
     free(w->ent);
@@ -422,7 +475,7 @@ static void win_expire(struct fsw_state *st, uint64_t offset)
         st->win_head = w->next;
         if (!st->win_head)
             st->win_tail = NULL;
-        win_free(w);
+        win_free(st, w);
     }
 }
 
@@ -431,7 +484,7 @@ static void win_drop_all(struct fsw_state *st)
     while (st->win_head) {
         struct fsw_window *w = st->win_head;
         st->win_head = w->next;
-        win_free(w);
+        win_free(st, w);
     }
     st->win_tail = NULL;
 }
@@ -532,6 +585,12 @@ static int scan_fd(struct fsw_state *st, struct fsw_node *node, int dfd, enum ad
                 node->win->node = NULL;
             w->node = node;
             node->win = w;
+            /* A rescan (a watched directory found in a new one): what the tree has under
+             * it may have moved away since. Its children wait in limbo, their events
+             * dropped, until the scan finds them here again, or an event of theirs
+             * brings them back elsewhere (MOVED_IN), or the window closes. */
+            while (node->child && limbo_enter(w, node->child))
+                ;
         }
     }
     int rc = 0;
@@ -571,7 +630,7 @@ static int scan_fd(struct fsw_state *st, struct fsw_node *node, int dfd, enum ad
             q = 0;
         w->barrier = st->rd_total + (uint64_t)(q > 0 ? q : 0);
         if (rc == 1 || !w->node) {
-            win_free(w);
+            win_free(st, w);
         } else {
             if (st->win_tail)
                 st->win_tail->next = w;
@@ -627,6 +686,8 @@ static void drop_stale(struct fsw_state *st, struct fsw_node *parent, const char
  * stopped by a callback. */
 static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen, enum add_mode mode)
 {
+    if (!attached(st, parent))
+        return 0; /* its place is unknown: it is found again, or dropped (see scan_fd) */
     const char *full = full_path(st, parent, name, nlen);
     int err = -ENAMETOOLONG;
     if (full) {
@@ -635,7 +696,7 @@ static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *na
             err = -errno;
             if (err == -ENOENT || err == -ENOTDIR || err == -ELOOP) {
                 /* Gone again (its event is queued), a symbolic link, or a stale path. */
-                if ((mode == ADD_REPORT || mode == ADD_FOLLOW) && err != -ELOOP)
+                if (err != -ELOOP && (mode == ADD_REPORT || (mode == ADD_FOLLOW && !child_find(parent, name, nlen))))
                     miss_add(st, parent, name, nlen);
                 return 0;
             }
@@ -795,7 +856,7 @@ static bool miss_retry(struct fsw_state *st)
     st->nmiss = st->capmiss = 0;
     bool stopped = false;
     for (size_t i = 0; i < n; i++) {
-        if (!stopped && add_dir(st, list[i].parent, list[i].name, strlen(list[i].name), ADD_REPORT) == 1)
+        if (!stopped && add_dir(st, list[i].parent, list[i].name, strlen(list[i].name), ADD_FOLLOW) == 1)
             stopped = true;
         free(list[i].name);
     }
@@ -821,6 +882,11 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
     struct fsw_node *node = node_find(st, ie->wd);
     if (!node)
         return false; /* a watch dropped since (moved out, deleted) */
+    if (!attached(st, node)) {
+        if (m & IN_IGNORED)
+            node_free(st, node, false);
+        return false; /* in limbo: where it is now, the program was not told */
+    }
     uint32_t isdir = (m & IN_ISDIR) ? VIGIL_FS_ISDIR : 0;
     if (node == st->root && (m & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT))) {
         self_stop(st); /* stopped when its callback runs */
@@ -960,6 +1026,8 @@ static void io_cb(vigil_loop *loop, vigil_io *io, int revents)
         }
         if (drop)
             break;
+        if (st->win_head) /* every event read is handled: close the windows it ends */
+            win_expire(st, st->rd_total);
         if ((size_t)n + FSW_EVMAX > FSW_BUF)
             continue; /* the buffer was nearly full: more is queued */
         if (st->mv.on && !retried) {
@@ -1056,4 +1124,26 @@ int vigil_fswatch_count(const vigil_fswatch *w)
 {
     const struct fsw_state *st = w ? state_of(w) : NULL;
     return st ? (int)st->nnode : 0;
+}
+
+/* For the tests: calls fn with the path of every watched directory (a node in limbo:
+ * "?" and its name). Not exported. */
+void vigil__fswatch_each(const vigil_fswatch *w, void (*fn)(const char *path, void *arg), void *arg);
+void vigil__fswatch_each(const vigil_fswatch *w, void (*fn)(const char *path, void *arg), void *arg)
+{
+    struct fsw_state *st = w ? state_of(w) : NULL;
+    if (!st)
+        return;
+    for (size_t i = 0; i < st->nbucket; i++) {
+        for (struct fsw_node *n = st->bucket[i]; n; n = n->hnext) {
+            char buf[PATH_MAX];
+            if (attached(st, n)) {
+                const char *p = rel_path(n, NULL, 0, buf, sizeof buf);
+                fn(p ? p : "(too long)", arg);
+            } else {
+                snprintf(buf, sizeof buf, "?%s", n->name);
+                fn(buf, arg);
+            }
+        }
+    }
 }

@@ -116,8 +116,10 @@ static int cmp_ent(const void *a, const void *b)
 
 static bool same(struct model *a, struct model *b, const char *what)
 {
-    qsort(a->e, a->n, sizeof *a->e, cmp_ent);
-    qsort(b->e, b->n, sizeof *b->e, cmp_ent);
+    if (a->n)
+        qsort(a->e, a->n, sizeof *a->e, cmp_ent);
+    if (b->n)
+        qsort(b->e, b->n, sizeof *b->e, cmp_ent);
     size_t i = 0, j = 0;
     bool ok = true;
     while (i < a->n || j < b->n) {
@@ -491,6 +493,16 @@ static bool apply_all(struct model *s, size_t *moves_out, size_t *moves_in)
     return true;
 }
 
+void vigil__fswatch_each(const vigil_fswatch *w, void (*fn)(const char *path, void *arg), void *arg);
+
+static void print_watch(const char *path, void *arg)
+{
+    const struct model *m = arg;
+    long i = path[0] ? find(m, path) : 0;
+    if (i < 0 || (path[0] && !m->e[i].dir))
+        fprintf(stderr, "  watched, not a directory of the tree: %s\n", path);
+}
+
 /* One watch per directory of the tree, the root included: none leaked, none missing. */
 static bool watches_ok(const vigil_fswatch *w, const struct model *m, const char *when)
 {
@@ -499,6 +511,7 @@ static bool watches_ok(const vigil_fswatch *w, const struct model *m, const char
         dirs += m->e[i].dir;
     if (vigil_fswatch_count(w) != dirs) {
         fprintf(stderr, "%s: %d watches for %d directories\n", when, vigil_fswatch_count(w), dirs);
+        vigil__fswatch_each(w, print_watch, (void *)m);
         return false;
     }
     return true;
