@@ -99,6 +99,7 @@ struct fsw_state {
     struct {                       /* a move's first half, waiting for its second */
         bool on;
         bool isdir;
+        bool missed; /* a directory whose entries were never reported */
         uint32_t cookie;
         struct fsw_node *parent;
         uint32_t nlen;
@@ -545,15 +546,16 @@ static void miss_add(struct fsw_state *st, struct fsw_node *parent, const char *
     st->miss[st->nmiss++] = (struct fsw_miss){parent, nm};
 }
 
-static void miss_del(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen)
+static bool miss_del(struct fsw_state *st, struct fsw_node *parent, const char *name, size_t nlen)
 {
     for (size_t i = 0; i < st->nmiss; i++) {
         if (st->miss[i].parent == parent && !strncmp(st->miss[i].name, name, nlen) && !st->miss[i].name[nlen]) {
             free(st->miss[i].name);
             st->miss[i] = st->miss[--st->nmiss];
-            return;
+            return true;
         }
     }
+    return false;
 }
 
 enum add_mode {
@@ -923,8 +925,7 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
             return add_dir(st, node, name, nlen, ADD_REPORT) == 1;
         return false;
     }
-    if (isdir && st->nmiss && (m & (IN_DELETE | IN_MOVED_FROM)))
-        miss_del(st, node, name, nlen);
+    bool missed = isdir && st->nmiss && (m & (IN_DELETE | IN_MOVED_FROM)) && miss_del(st, node, name, nlen);
     if (m & IN_DELETE) {
         if (isdir && rec) {
             struct fsw_node *c = child_find(node, name, nlen);
@@ -935,6 +936,7 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
     }
     if (m & IN_MOVED_FROM) {
         st->mv.on = true;
+        st->mv.missed = missed;
         st->mv.isdir = isdir != 0;
         st->mv.cookie = ie->cookie;
         st->mv.parent = node;
@@ -967,7 +969,9 @@ static bool handle(struct fsw_state *st, const struct inotify_event *ie, uint64_
              * watched and scanned now. By the watch, not by the old name: a new
              * directory may have taken the old name since. */
             if (isdir && rec) {
-                if (add_dir(st, node, name, nlen, ADD_FOLLOW) == 1)
+                /* A directory whose watch could not be added where it was reported:
+                 * what is under it was never reported, so it is now. */
+                if (add_dir(st, node, name, nlen, st->mv.missed ? ADD_REPORT : ADD_FOLLOW) == 1)
                     return true;
                 return st->nmiss && miss_retry(st);
             }

@@ -150,7 +150,8 @@ static inline void fwt_sync(vigil_loop *loop, struct fwt_rec *r, const char *roo
 {
     static long n;
     char p[512];
-    snprintf(p, sizeof p, "%s/.sync-%ld", root, ++n);
+    n = (n > r->sync_seen ? n : r->sync_seen) + 1;
+    snprintf(p, sizeof p, "%s/.sync-%ld", root, n);
     int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
     CHECK(fd >= 0);
     close(fd);
