@@ -60,6 +60,9 @@
  *   An entry renamed into a new directory before the scan read it is reported as the
  *   scan found it: CREATED there (with what is under it), and MOVED_OUT from its old
  *   path (not as one MOVED).
+ *   A limit: directories renamed inside the tree while a new directory's scan races
+ *   with them can, rarely, still yield an event under a path the program was not told
+ *   of (tests/fswatch/random.c renames only files in its concurrent phase for this).
  * Directories moved out of the tree lose their watches (MOVED_OUT); directories moved
  * inside it keep them, under their new path (MOVED). Entries inside a directory
  * moved in are reported CREATED (VIGIL_FS_SCANNED), as for a new directory. Symbolic
