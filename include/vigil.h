@@ -6,6 +6,7 @@
  *   <vigil/loop.h>      the loop, fd watchers, timers, signals, wakeup; the version,
  *                       the conventions every call follows
  *   <vigil/file.h>      asynchronous file I/O in the loop
+ *   <vigil/fswatch.h>   file-system events (inotify), recursive if asked
  *   <vigil/mq_watch.h>  a vigil message queue watched by the loop (and <vigil/mq.h>,
  *                       the queues themselves)
  *   <vigil/net.h>       sockets owned by the loop
@@ -20,6 +21,7 @@
 #include "vigil/loop.h"
 
 #include "vigil/file.h"
+#include "vigil/fswatch.h"
 #include "vigil/mq_watch.h"
 #include "vigil/net.h"
 #include "vigil/proc.h"

@@ -12,8 +12,7 @@ A verdict is "holds", "falls short" (both figures measured, the comparison fails
 
 The issues' checker (../shared/targets.py, beside the repository) sets the same targets
 for its own use; tests/lab/claims_targets.py checks that the two read the same
-benchmarks, systems and metrics. Benchmarks the lab does not have yet (fs-watch, https-hello,
-py-http, py-tls-echo, py-files) add their
+benchmarks, systems and metrics. Benchmarks the lab does not have yet (https-hello, py-http, py-tls-echo, py-files) add their
 claims here with their folders.
 
   python3 lab/claims.py [results.jsonl] [bench ...]
@@ -324,6 +323,14 @@ def _mq_lowrate():
               R(b, "vigil", m, agg="max", gap_us=g), "<=", R(b, "kernel", m, gap_us=g), 1.1) for g in (50, 200, 1000, 10000)]
 
 
+def _fs_watch():
+    b = "fs-watch"
+    return [C("recursive watching of 1,000 directories loses no event of the paced script",
+              R(b, "vigil", "lost_events", agg="sum"), "<=", value=0),
+            C("CPU per event at most 1.2x the raw inotify floor's",
+              R(b, "vigil", "cpu_ns_per_event"), "<=", R(b, "kernel", "cpu_ns_per_event"), 1.2)]
+
+
 def _net_echo():
     b, cpu, rps = "net-echo", "server_cpu_ns_per_request", "requests_per_s"
     out = []
@@ -482,7 +489,7 @@ def _resolve():
 
 CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full,
                          _mq_pingpong, _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair,
-                         _py_echo, _py_timers, _spawn, _work_queue, _fs_ops, _resolve)
+                         _py_echo, _py_timers, _spawn, _work_queue, _fs_ops, _resolve, _fs_watch)
           for c in part()]
 
 

@@ -92,6 +92,7 @@ enum vigil__module_id {
     VIGIL__MOD_MQ_WATCH,
     VIGIL__MOD_FILE,
     VIGIL__MOD_NET,
+    VIGIL__MOD_FSWATCH, /* file-system watchers (src/fswatch): their inotify fds closed */
     VIGIL__MOD_DNS, /* resolvers (src/dns): ended and their sockets closed before the sockets' own fini */
     VIGIL__MOD_PROC, /* after NET: a child's exit callback at free may still close its sockets */
     VIGIL__MOD_WORK, /* the work queue: freed first, its callbacks may use every other module */
