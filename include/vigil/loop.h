@@ -271,9 +271,11 @@ VIGIL_EXPORT int vigil_signal_active(const vigil_signal *w);
  *
  * Each kind keeps the loop alive, as libuv's uv_idle/uv_prepare/uv_check do: a started
  * hook counts as an active watcher, so vigil_loop_run(VIGIL_RUN_DEFAULT) goes on while
- * one is started (a loop whose only watcher is an idle hook spins; stop it from its
- * callback when its work is done). Hook callbacks do not count as "a callback ran" for
- * VIGIL_RUN_ONCE: such a turn still waits (unless an idle hook is started).
+ * one is started. A hook cannot end a wait, so a loop whose only active watchers are
+ * hooks (and that has no on_wakeup) does not sleep either: it runs turn after turn, as
+ * libuv's does; stop the hooks when their work is done. Hook callbacks do not count as
+ * "a callback ran" for VIGIL_RUN_ONCE: such a turn still waits (unless an idle hook is
+ * started or only hooks are active).
  *
  * A callback may start and stop any hook, its own included, and make any other call of
  * the loop thread but vigil_loop_run and vigil_loop_free (-EBUSY). A hook stopped before

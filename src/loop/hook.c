@@ -76,10 +76,10 @@ static void hooks_init(void *state)
 
 static void count(vigil_loop *loop, int kind, int delta)
 {
+    loop->hooks += (unsigned)delta;
     if (kind == K_CHECK)
         loop->hooks_check += (unsigned)delta;
-    else
-        loop->hooks_before += (unsigned)delta;
+    loop->active += (unsigned)delta;
 }
 
 static int hook_start(vigil_loop *loop, struct hookw *w, int kind, hook_fn cb)
@@ -105,7 +105,6 @@ static int hook_start(vigil_loop *loop, struct hookw *w, int kind, hook_fn cb)
     l->tail = w;
     l->n++;
     count(loop, kind, 1);
-    loop->active++;
     return 0;
 }
 
@@ -133,7 +132,6 @@ static int hook_stop(vigil_loop *loop, struct hookw *w, int kind)
     w->state = 0;
     l->n--;
     count(loop, kind, -1);
-    loop->active--;
     return 0;
 }
 
@@ -163,7 +161,10 @@ int vigil__hooks_before(vigil_loop *loop)
     struct hooks *h = loop->mod[VIGIL__MOD_HOOKS];
     run_kind(loop, h, K_IDLE);
     run_kind(loop, h, K_PREPARE);
-    return h->k[K_IDLE].n ? 1 : 0;
+    /* Hooks keep the loop alive but cannot end a wait: with nothing else active (and no
+     * on_wakeup) the turn does not sleep, and the loop runs turn after turn, as libuv's
+     * does with only prepare or check handles. */
+    return h->k[K_IDLE].n || (loop->active == loop->hooks && !loop->on_wakeup) ? 1 : 0;
 }
 
 void vigil__hooks_check(vigil_loop *loop)

@@ -131,9 +131,10 @@ struct vigil_loop {
     bool running;               /* vigil_loop_run is on the stack (a nested call is refused) */
     bool stop;
     unsigned active;            /* user watchers, timers, requests that keep RUN_DEFAULT going */
-    /* started hooks (hook.c): idle + prepare, and check. The turn tests each once, so a
-     * loop without hooks pays one predictable branch at each point. */
-    unsigned hooks_before;
+    /* started hooks (hook.c): of every kind (also counted in active), and the check
+     * hooks among them. The turn tests each once, so a loop without hooks pays one
+     * predictable branch at each of its two hook points. */
+    unsigned hooks;
     unsigned hooks_check;
     uint64_t turns;
     uint64_t waits;
@@ -182,9 +183,11 @@ static inline void *vigil__module_get(vigil_loop *loop, enum vigil__module_id id
     return state ? state : vigil__module_make(loop, id, size, fini, init);
 }
 
-/* hook.c: the turn's hook points (see turn.h). vigil__hooks_before runs the idle, then
- * the prepare hooks; it returns 1 if an idle hook is started (the wait must not block),
- * else 0. vigil__hooks_check runs the check hooks. */
+/* hook.c: the turn's hook points (see turn.h), called only while loop->hooks (resp.
+ * loop->hooks_check) is not 0. vigil__hooks_before runs the idle, then the prepare
+ * hooks; it returns 1 if the wait must not block (an idle hook is started, or nothing
+ * but hooks is active and no on_wakeup could end the wait), else 0.
+ * vigil__hooks_check runs the check hooks. */
 int vigil__hooks_before(vigil_loop *loop);
 void vigil__hooks_check(vigil_loop *loop);
 

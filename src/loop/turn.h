@@ -17,7 +17,7 @@
  *   6. a precise timer's last stretch is spun, and the timers due by then run;
  *   7. the check hooks, if any is started.
  * Each hook point costs a loop with no hook started one predictable branch on a
- * counter (loop->hooks_before, loop->hooks_check) and no call.
+ * counter (loop->hooks, loop->hooks_check) and no call.
  * The same steps in the same order on every backend: an io_uring op completion read
  * during step 2 waits for step 5, as a doorbell's news does on epoll and poll.
  *
@@ -59,9 +59,10 @@ static inline __attribute__((always_inline)) int vigil__turn(vigil_loop *loop, e
     loop->clock_epoch++;
     bool timers = vigil__timers_any(tm);
     int fired = timers ? vigil__timers_run(loop, tm) : 0; /* 1 */
-    if (loop->hooks_before) { /* 1b: idle and prepare hooks */
+    if (loop->hooks) { /* 1b: idle and prepare hooks */
         /* A started idle hook counts as a callback that ran: the wait does not block
-         * (folded into fired so that a loop without hooks tests nothing more). */
+         * (folded into fired so that a loop without hooks tests nothing more); so does
+         * a loop kept alive by hooks alone, which nothing could wake. */
         fired += vigil__hooks_before(loop);
         timers = vigil__timers_any(tm); /* they may have started the first timer */
     }
