@@ -9,8 +9,11 @@ set -eu
 # python3-venv + python3-dev + libpython3.11-testsuite: the asyncio loop's tests (python/: a
 # venv of /usr/bin/python3 builds the extension and runs CPython's own test_events mixins
 # from the testsuite package).
+# libcurl4-openssl-dev: examples/curl_multi.c and its test (libcurl's multi socket interface
+# on the loop's io/timer watchers and a check hook; tests/examples/curl_multi.py).
 want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-dev libboost-dev
-      abigail-tools clang-14 libclang-rt-14-dev mandoc python3-venv python3-dev libpython3.11-testsuite)
+      abigail-tools clang-14 libclang-rt-14-dev mandoc python3-venv python3-dev libpython3.11-testsuite
+      libcurl4-openssl-dev)
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf
       libaio-dev wrk nginx-light)  # libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 # wrk and nginx-light: lab/http-hello (wrk drives vigil's examples/http_hello and nginx)
