@@ -97,11 +97,11 @@ static int parse_unix(const char *name, bool abstract, struct sockaddr_storage *
 
 static int parse_v6(const char *text, struct sockaddr_storage *ss)
 {
-    const char *close = strchr(text, ']');
-    if (!close || close[1] != ':')
+    const char *rb = strchr(text, ']');
+    if (!rb || rb[1] != ':')
         return -EINVAL;
     const char *host = text + 1;
-    size_t hlen = (size_t)(close - host);
+    size_t hlen = (size_t)(rb - host);
     const char *pct = memchr(host, '%', hlen);
     size_t alen = pct ? (size_t)(pct - host) : hlen;
     char buf[INET6_ADDRSTRLEN];
@@ -116,7 +116,7 @@ static int parse_v6(const char *text, struct sockaddr_storage *ss)
         return -EINVAL;
     if (pct && !parse_scope(pct + 1, hlen - alen - 1, &s6->sin6_scope_id))
         return -EINVAL;
-    if (!parse_port(close + 2, &s6->sin6_port))
+    if (!parse_port(rb + 2, &s6->sin6_port))
         return -EINVAL;
     return (int)sizeof *s6;
 }
@@ -192,10 +192,18 @@ int vigil_net_listen_addr(const struct sockaddr *addr, socklen_t addrlen, int ba
     }
     if (listen(fd, backlog) < 0) {
         r = -errno;
-        /* The path this call made would stay behind and refuse the next bind. */
+        /* The path this call made would stay behind and refuse the next bind. The
+         * kernel takes a path that fills sun_path without a NUL: copy it to end it. */
         const struct sockaddr_un *su = (const struct sockaddr_un *)(const void *)addr;
-        if (family == AF_UNIX && addrlen > offsetof(struct sockaddr_un, sun_path) + 1 && su->sun_path[0])
-            unlink(su->sun_path);
+        if (family == AF_UNIX && addrlen > offsetof(struct sockaddr_un, sun_path) + 1 && su->sun_path[0]) {
+            size_t plen = addrlen - offsetof(struct sockaddr_un, sun_path);
+            if (plen > UNIX_PATH_MAX_)
+                plen = UNIX_PATH_MAX_;
+            char path[UNIX_PATH_MAX_ + 1];
+            memcpy(path, su->sun_path, plen);
+            path[plen] = 0;
+            unlink(path);
+        }
         goto out;
     }
     return fd;
