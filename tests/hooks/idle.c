@@ -5,6 +5,8 @@
  * the test checks, rather than any time), one per turn again after it stopped. */
 #include "vt.h"
 
+#include <fcntl.h>
+
 static long idles;
 static vigil_io never;
 

@@ -11,6 +11,8 @@
  * watcher never fires would otherwise sleep for ever: alarm() fails the test). */
 #include "vt.h"
 
+#include <fcntl.h>
+
 #include <signal.h>
 
 static char logbuf[256];

@@ -8,6 +8,8 @@
  * forgets them (active says 0). Checked on a log of callbacks, turn by turn. */
 #include "vt.h"
 
+#include <fcntl.h>
+
 static char logbuf[512];
 static size_t loglen;
 static void put(const char *s)
@@ -41,8 +43,10 @@ static void on_p(vigil_loop *l, vigil_prepare *w)
 {
     char s[2] = {*(char *)w->data, 0};
     put(s);
-    if (phase == 1 && w == &pa) /* a stops b (later in the walk) and starts d */
-        CHECK_EQ(vigil_prepare_stop(l, &pb), 0), CHECK_EQ(vigil_prepare_start(l, &pd, on_p), 0);
+    if (phase == 1 && w == &pa) { /* a stops b (later in the walk) and starts d */
+        CHECK_EQ(vigil_prepare_stop(l, &pb), 0);
+        CHECK_EQ(vigil_prepare_start(l, &pd, on_p), 0);
+    }
     if (phase == 2 && w == &pa) { /* a restarts itself: it moves to the tail, runs next turn */
         CHECK_EQ(vigil_prepare_stop(l, w), 0);
         CHECK_EQ(vigil_prepare_start(l, w, on_p), 0);
