@@ -29,6 +29,7 @@
 #include <curl/curl.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

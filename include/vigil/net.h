@@ -287,8 +287,9 @@ VIGIL_EXPORT int vigil_net_addr_parse(const char *text, struct sockaddr_storage 
  * that cap). TCP listeners get SO_REUSEADDR (a restarted server binds while its old
  * connections are in TIME_WAIT). An IPv6 listener takes IPv4 connections too (as
  * ::ffff:a.b.c.d) unless flags has VIGIL_NET_V6ONLY: IPV6_V6ONLY is set to 0 or 1
- * either way, so the result never depends on the net.ipv6.bindv6only sysctl; a
- * dual-stack "[::]:port" and a "0.0.0.0:port" listener conflict (-EADDRINUSE). An
+ * either way, so the result never depends on the net.ipv6.bindv6only sysctl (bound to
+ * one IPv6 address, such as ::1, the kernel sets it to 1 itself); a dual-stack
+ * "[::]:port" and a "0.0.0.0:port" listener conflict (-EADDRINUSE). An
  * AF_UNIX path must not exist (-EADDRINUSE: remove a stale one first); a path made by
  * a call that then fails is removed. Errors: those of vigil_net_addr_parse; -EINVAL
  * for a negative backlog, unknown flags, VIGIL_NET_REUSEPORT on AF_UNIX or
