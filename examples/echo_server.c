@@ -5,9 +5,12 @@
  * own (the receive and the send ride the turn's one io_uring_enter); on epoll and poll,
  * one recv and one send.
  *
- *   ./echo_server [port]        prints "ready" once listening; SIGINT/SIGTERM stop it
+ *   ./echo_server [port|address]  prints "ready" once listening; SIGINT/SIGTERM stop it
  *   printf 'hello\n' | nc -q1 127.0.0.1 7007
  *   VIGIL_BACKEND=epoll ./echo_server 7007
+ *   ./echo_server '[::1]:7007'    ./echo_server /tmp/echo.sock    ./echo_server @echo
+ * A port alone listens on 127.0.0.1; any other argument is an address as
+ * vigil_net_listen(3) reads it (IPv4, [IPv6], a Unix path, @abstract).
  *
  * A connection allocates once, at accept (64-byte aligned, see struct conn). A peer
  * that sends faster than it reads gets back-pressure: with SENDS_MAX echoes queued, the
@@ -23,7 +26,6 @@
  * SIGUSR1 prints one line of counters on stdout ("stats conns=... bufs_lent=..."). */
 #include <vigil.h>
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -197,14 +199,15 @@ static void on_stats(vigil_loop *loop, vigil_signal *w, const struct signalfd_si
 
 int main(int argc, char **argv)
 {
-    int port = argc > 1 ? atoi(argv[1]) : 7007;
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 4096) < 0) {
-        perror("listen");
+    char addr[64];
+    const char *where = argc > 1 ? argv[1] : "7007";
+    if (strspn(where, "0123456789") == strlen(where)) { /* a port alone: loopback */
+        snprintf(addr, sizeof addr, "127.0.0.1:%s", where);
+        where = addr;
+    }
+    int lfd = vigil_net_listen(where, 4096, 0);
+    if (lfd < 0) {
+        fprintf(stderr, "listen %s: %s\n", where, strerror(-lfd));
         return 1;
     }
     vigil_loop *loop;
@@ -221,7 +224,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "setup: %s\n", strerror(-r));
         return 1;
     }
-    fprintf(stderr, "echo on 127.0.0.1:%d, backend %s\n", port, vigil_loop_backend(loop));
+    fprintf(stderr, "echo on %s, backend %s\n", where, vigil_loop_backend(loop));
     printf("ready\n");
     fflush(stdout);
     vigil_loop_run(loop, VIGIL_RUN_DEFAULT); /* until the shutdown closed every connection */

@@ -2,15 +2,14 @@
  * readable or writable, the program calls read() and write() itself. echo_server.c is
  * the same server on the sockets API (completions), which is what to start from.
  *
- *   ./echo_server_ready [port]       then: printf 'hello\n' | nc -q1 127.0.0.1 7007
+ *   ./echo_server_ready [port|address]   then: printf 'hello\n' | nc -q1 127.0.0.1 7007
+ *   (a port alone listens on 127.0.0.1; else an address as vigil_net_listen(3) reads it)
  *
  * Each connection embeds its watcher, so accepting one allocates only the connection
  * itself. SIGINT stops the loop through a signal watcher. */
 #include <vigil.h>
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,14 +85,15 @@ static void on_sigint(vigil_loop *loop, vigil_signal *w, const struct signalfd_s
 
 int main(int argc, char **argv)
 {
-    int port = argc > 1 ? atoi(argv[1]) : 7007;
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int one = 1;
-    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 128) < 0) {
-        perror("listen");
+    char addr[64];
+    const char *where = argc > 1 ? argv[1] : "7007";
+    if (strspn(where, "0123456789") == strlen(where)) { /* a port alone: loopback */
+        snprintf(addr, sizeof addr, "127.0.0.1:%s", where);
+        where = addr;
+    }
+    int lfd = vigil_net_listen(where, 128, 0); /* non-blocking: accept4 below never blocks */
+    if (lfd < 0) {
+        fprintf(stderr, "listen %s: %s\n", where, strerror(-lfd));
         return 1;
     }
     vigil_loop *loop;
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
     vigil_signal sigint = {0};
     vigil_io_start(loop, &acceptor, lfd, VIGIL_READ, on_accept);
     vigil_signal_start(loop, &sigint, SIGINT, on_sigint);
-    printf("echo on 127.0.0.1:%d, backend %s\n", port, vigil_loop_backend(loop));
+    printf("echo on %s, backend %s\n", where, vigil_loop_backend(loop));
     fflush(stdout);
     vigil_loop_run(loop, VIGIL_RUN_DEFAULT);
     vigil_loop_free(loop);

@@ -1,7 +1,7 @@
 /* A small HTTP/1.1 server on vigil's sockets API: the work nginx does for
  * `location / { return 200 "Hello, world!\n"; }`. A starting point, not a framework.
  *
- *   ./http_hello [options] [port]      prints "ready" once listening (port 8080)
+ *   ./http_hello [options] [port|address]  prints "ready" once listening (port 8080)
  *   curl -i http://127.0.0.1:8080/
  *
  * Options (milliseconds), nginx's timeouts by their nginx names:
@@ -49,7 +49,6 @@
 
 #include <vigil.h>
 
-#include <arpa/inet.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -494,18 +493,21 @@ int main(int argc, char **argv)
         case 'S': shutdown_timeout_ns = ns; break;
         default:
             fprintf(stderr, "usage: %s [--client-header-timeout|--keepalive-timeout|--send-timeout|"
-                            "--lingering-timeout|--shutdown-timeout MS]... [port]\n", argv[0]);
+                            "--lingering-timeout|--shutdown-timeout MS]... [port|address]\n", argv[0]);
             return 2;
         }
     }
-    int port = optind < argc ? atoi(argv[optind]) : 8080;
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 4096) < 0) {
-        perror("listen");
+    /* A port alone listens on 127.0.0.1; any other argument is an address as
+     * vigil_net_listen(3) reads it ("[::1]:8080", "/run/hello.sock", "@hello"). */
+    char addr[64];
+    const char *where = optind < argc ? argv[optind] : "8080";
+    if (strspn(where, "0123456789") == strlen(where)) {
+        snprintf(addr, sizeof addr, "127.0.0.1:%s", where);
+        where = addr;
+    }
+    int lfd = vigil_net_listen(where, 4096, 0);
+    if (lfd < 0) {
+        fprintf(stderr, "listen %s: %s\n", where, strerror(-lfd));
         return 1;
     }
     int r = vigil_loop_new(&srv.loop, NULL);
@@ -526,7 +528,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "setup: %s\n", strerror(-r));
         return 1;
     }
-    fprintf(stderr, "http on 127.0.0.1:%d, backend %s\n", port, vigil_loop_backend(loop));
+    fprintf(stderr, "http on %s, backend %s\n", where, vigil_loop_backend(loop));
     printf("ready\n");
     fflush(stdout);
     vigil_loop_run(loop, VIGIL_RUN_DEFAULT); /* until the shutdown closed every connection */

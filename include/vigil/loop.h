@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define VIGIL_VERSION_MAJOR 0
-#define VIGIL_VERSION_MINOR 2
+#define VIGIL_VERSION_MINOR 3
 #define VIGIL_VERSION_PATCH 0
 #define VIGIL_VERSION_HEX ((VIGIL_VERSION_MAJOR << 16) | (VIGIL_VERSION_MINOR << 8) | VIGIL_VERSION_PATCH)
 
@@ -100,10 +100,11 @@ VIGIL_EXPORT int vigil_loop_new(vigil_loop **out, const struct vigil_loop_option
  * from inside one of the loop's callbacks. */
 VIGIL_EXPORT int vigil_loop_free(vigil_loop *loop);
 
-/* Runs turns. A turn, the same on every backend: (1) due timers run; (2) all interest
- * changes are applied and the loop waits (one system call where the backend allows);
- * (3) registrations that failed are reported; (4) fd events are dispatched; (5) file
- * request and mq watcher completions run; (6) timers that became due run.
+/* Runs turns. A turn, the same on every backend: (1) due timers run, then idle and
+ * prepare hooks; (2) all interest changes are applied and the loop waits (one system
+ * call where the backend allows); (3) registrations that failed are reported; (4) fd
+ * events are dispatched; (5) file request and mq watcher completions run; (6) timers
+ * that became due run, then check hooks (see "hooks around the wait").
  * Returns 1 if watchers are still active, 0 if none are, or a negative errno; -EBUSY
  * when called from one of the loop's own callbacks (the running turn goes on). */
 VIGIL_EXPORT int vigil_loop_run(vigil_loop *loop, enum vigil_run_mode mode);
@@ -252,6 +253,76 @@ VIGIL_EXPORT int vigil_signal_start(vigil_loop *loop, vigil_signal *w, int signo
 VIGIL_EXPORT int vigil_signal_stop(vigil_loop *loop, vigil_signal *w);
 /* 1 while started, else 0. */
 VIGIL_EXPORT int vigil_signal_active(const vigil_signal *w);
+
+/* ------------------------------------------------------ hooks around the wait
+ *
+ * For libraries that must act around the loop's wait (libcurl's multi socket interface,
+ * c-ares, a GUI toolkit's queue): a callback that runs in every turn of the loop while
+ * its hook is started.
+ *   idle     runs first in each turn (after the due timers, before the wait) and makes
+ *            the turn's wait non-blocking: while an idle hook is started the loop never
+ *            sleeps (it polls the kernel and comes back, turn after turn).
+ *   prepare  runs right after the idle hooks, before the turn applies its interest
+ *            changes and waits: the last moment to change watchers and timers for this
+ *            wait (the wait's timeout is computed after the prepare hooks ran).
+ *   check    runs last in each turn, after the wait and after every callback the wake-up
+ *            brought (fd events, completions, the timers due after the wait).
+ * In a turn: due timers, idle hooks, prepare hooks, the wait, fd events, completions,
+ * due timers, check hooks. Hooks of one kind run in the order they were started.
+ *
+ * Each kind keeps the loop alive, as libuv's uv_idle/uv_prepare/uv_check do: a started
+ * hook counts as an active watcher, so vigil_loop_run(VIGIL_RUN_DEFAULT) goes on while
+ * one is started. A hook cannot end a wait, so a loop whose only active watchers are
+ * hooks (and that has no on_wakeup) does not sleep either: it runs turn after turn, as
+ * libuv's does; stop the hooks when their work is done. Hook callbacks do not count as
+ * "a callback ran" for VIGIL_RUN_ONCE: such a turn still waits (unless an idle hook is
+ * started or only hooks are active).
+ *
+ * A callback may start and stop any hook, its own included, and make any other call of
+ * the loop thread but vigil_loop_run and vigil_loop_free (-EBUSY). A hook stopped before
+ * its kind's turn comes does not run. A hook started while hooks of its kind are being
+ * run (from one of their callbacks, its own stop-and-start included) runs from the next
+ * turn on; one started elsewhere runs at its kind's next point, in the same turn if that
+ * point is still to come. Starting and stopping allocate nothing after the loop's first
+ * hook. A loop with no hook started pays one predictable branch per point (two a turn).
+ */
+
+typedef struct vigil_prepare vigil_prepare;
+typedef struct vigil_check vigil_check;
+typedef struct vigil_idle vigil_idle;
+typedef void (*vigil_prepare_cb)(vigil_loop *loop, vigil_prepare *w);
+typedef void (*vigil_check_cb)(vigil_loop *loop, vigil_check *w);
+typedef void (*vigil_idle_cb)(vigil_loop *loop, vigil_idle *w);
+
+struct vigil_prepare {
+    void *data;           /* the caller's */
+    uint64_t private_[6]; /* the library's */
+};
+struct vigil_check {
+    void *data;           /* the caller's */
+    uint64_t private_[6]; /* the library's */
+};
+struct vigil_idle {
+    void *data;           /* the caller's */
+    uint64_t private_[6]; /* the library's */
+};
+
+/* Starts w: cb runs in every turn from now on (see above for when). -EINVAL for a NULL
+ * loop, w or cb; -EBUSY if w is started already (stop it first; starting a hook twice
+ * never runs it twice a turn); -ENOMEM if the loop's first hook could not get its state. */
+VIGIL_EXPORT int vigil_prepare_start(vigil_loop *loop, vigil_prepare *w, vigil_prepare_cb cb);
+/* Stops w; safe from any callback, its own included. Stopping a stopped hook is 0. */
+VIGIL_EXPORT int vigil_prepare_stop(vigil_loop *loop, vigil_prepare *w);
+/* 1 while started, else 0. */
+VIGIL_EXPORT int vigil_prepare_active(const vigil_prepare *w);
+
+VIGIL_EXPORT int vigil_check_start(vigil_loop *loop, vigil_check *w, vigil_check_cb cb);
+VIGIL_EXPORT int vigil_check_stop(vigil_loop *loop, vigil_check *w);
+VIGIL_EXPORT int vigil_check_active(const vigil_check *w);
+
+VIGIL_EXPORT int vigil_idle_start(vigil_loop *loop, vigil_idle *w, vigil_idle_cb cb);
+VIGIL_EXPORT int vigil_idle_stop(vigil_loop *loop, vigil_idle *w);
+VIGIL_EXPORT int vigil_idle_active(const vigil_idle *w);
 
 #ifdef __cplusplus
 }

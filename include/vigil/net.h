@@ -254,6 +254,72 @@ VIGIL_EXPORT int vigil_sock_close(vigil_loop *loop, vigil_sock *s, vigil_sock_cl
  * -EBADF if s is not open (closing or closed), -EINVAL for a NULL s. */
 VIGIL_EXPORT int vigil_sock_set_close_cb(vigil_sock *s, vigil_sock_close_cb cb);
 
+/* ------------------------------------------ listening and connecting in one call
+ *
+ * Addresses as text, numeric only (a host name is -EINVAL here: name lookup is not
+ * these calls' job):
+ *   "127.0.0.1:8080"        TCP over IPv4; "0.0.0.0:8080" every IPv4 interface
+ *   "[::1]:8080"            TCP over IPv6; "[::]:8080" every interface;
+ *                           "[fe80::1%eth0]:8080" a link-local address with its scope
+ *                           (an interface name or index)
+ *   "/run/app.sock", "unix:app.sock"
+ *                           an AF_UNIX socket at a path: any text with a '/', or the
+ *                           path after "unix:" (relative paths too)
+ *   "@app"                  an AF_UNIX socket with an abstract name (Linux: no file;
+ *                           the name is the bytes after '@')
+ * The port is decimal, 0 to 65535 (0: the kernel picks one, read it with
+ * getsockname). */
+
+/* Fills *addr from text; returns the address's length (> 0) to pass with it, or
+ * -EINVAL (not one of the forms above: no port, a port over 65535, a host name, an
+ * unknown scope, an empty path or name), -ENAMETOOLONG (a path or abstract name over
+ * 107 bytes: sun_path's 108 less the path's NUL or the abstract name's leading 0). */
+VIGIL_EXPORT int vigil_net_addr_parse(const char *text, struct sockaddr_storage *addr);
+
+#define VIGIL_NET_REUSEPORT 0x1u /* SO_REUSEPORT: several listeners (threads, processes) on
+                                    one TCP address, the kernel spreading connections */
+#define VIGIL_NET_V6ONLY 0x2u    /* IPV6_V6ONLY: an IPv6 listener takes IPv6 only */
+
+/* A listening stream socket for text (see above), close-on-exec and non-blocking,
+ * ready for vigil_sock_open + vigil_sock_accept_start (or a vigil_io watcher and
+ * accept4). Returns the fd (>= 0; the caller owns it) or a negative errno. backlog goes
+ * to listen(2) as asked (the kernel caps it at net.core.somaxconn; pass SOMAXCONN for
+ * that cap). TCP listeners get SO_REUSEADDR (a restarted server binds while its old
+ * connections are in TIME_WAIT). An IPv6 listener takes IPv4 connections too (as
+ * ::ffff:a.b.c.d) unless flags has VIGIL_NET_V6ONLY: IPV6_V6ONLY is set to 0 or 1
+ * either way, so the result never depends on the net.ipv6.bindv6only sysctl (bound to
+ * one IPv6 address, such as ::1, the kernel sets it to 1 itself); a dual-stack
+ * "[::]:port" and a "0.0.0.0:port" listener conflict (-EADDRINUSE). An
+ * AF_UNIX path must not exist (-EADDRINUSE: remove a stale one first); a path made by
+ * a call that then fails is removed. Errors: those of vigil_net_addr_parse; -EINVAL
+ * for a negative backlog, unknown flags, VIGIL_NET_REUSEPORT on AF_UNIX or
+ * VIGIL_NET_V6ONLY on a non-IPv6 address; socket(2), bind(2) and listen(2)'s own
+ * (-EADDRINUSE, -EADDRNOTAVAIL for an address no interface has, -EACCES,
+ * -EAFNOSUPPORT where the kernel has no IPv6, -EMFILE). */
+VIGIL_EXPORT int vigil_net_listen(const char *text, int backlog, uint32_t flags);
+/* The same for an address already in a sockaddr (AF_INET, AF_INET6 or AF_UNIX, else
+ * -EAFNOSUPPORT; -EINVAL for a NULL addr or a length outside sa_family_t ..
+ * sizeof(struct sockaddr_storage)). */
+VIGIL_EXPORT int vigil_net_listen_addr(const struct sockaddr *addr, socklen_t addrlen, int backlog,
+                                       uint32_t flags);
+
+/* Makes a stream socket for text's address (see above), opens it on s
+ * (vigil_sock_open: s owns it from here on) and starts vigil_sock_connect on it with
+ * req, timeout_ns and cb: cb gets 0 once connected, or a negative errno, exactly as
+ * vigil_sock_connect's would; after a failed connect s stays open (close it with
+ * vigil_sock_close). Returns 0 when the connect started. On an error returned here no
+ * socket was made and s is as it was: the errors of vigil_net_addr_parse; -EINVAL for a
+ * NULL loop, s, req or cb or a negative timeout_ns; -EBUSY if s is open (or closing)
+ * or req in flight; -ECANCELED while vigil_loop_free runs; socket(2)'s (-EMFILE,
+ * -EAFNOSUPPORT). */
+VIGIL_EXPORT int vigil_net_connect(vigil_loop *loop, vigil_sock *s, vigil_net_req *req, const char *text,
+                                   int64_t timeout_ns, vigil_net_cb cb);
+/* The same for an address in a sockaddr (AF_INET, AF_INET6, AF_UNIX; else
+ * -EAFNOSUPPORT). */
+VIGIL_EXPORT int vigil_net_connect_addr(vigil_loop *loop, vigil_sock *s, vigil_net_req *req,
+                                        const struct sockaddr *addr, socklen_t addrlen, int64_t timeout_ns,
+                                        vigil_net_cb cb);
+
 #ifdef __cplusplus
 }
 #endif

@@ -88,6 +88,7 @@ enum { VIGIL__CLK_MONO = 0, VIGIL__CLK_BOOT = 1, VIGIL__CLK_REAL = 2, VIGIL__CLK
  * last). */
 enum vigil__module_id {
     VIGIL__MOD_TIMERS = 0,
+    VIGIL__MOD_HOOKS,   /* before the others: their fini may run callbacks that stop hooks */
     VIGIL__MOD_SIGNALS,
     VIGIL__MOD_MQ_WATCH,
     VIGIL__MOD_FILE,
@@ -134,6 +135,11 @@ struct vigil_loop {
     bool running;               /* vigil_loop_run is on the stack (a nested call is refused) */
     bool stop;
     unsigned active;            /* user watchers, timers, requests that keep RUN_DEFAULT going */
+    /* started hooks (hook.c): of every kind (also counted in active), and the check
+     * hooks among them. The turn tests each once, so a loop without hooks pays one
+     * predictable branch at each of its two hook points. */
+    unsigned hooks;
+    unsigned hooks_check;
     uint64_t turns;
     uint64_t waits;
 
@@ -180,6 +186,14 @@ static inline void *vigil__module_get(vigil_loop *loop, enum vigil__module_id id
     void *state = loop->mod[id];
     return state ? state : vigil__module_make(loop, id, size, fini, init);
 }
+
+/* hook.c: the turn's hook points (see turn.h), called only while loop->hooks (resp.
+ * loop->hooks_check) is not 0. vigil__hooks_before runs the idle, then the prepare
+ * hooks; it returns 1 if the wait must not block (an idle hook is started, or nothing
+ * but hooks is active and no on_wakeup could end the wait), else 0.
+ * vigil__hooks_check runs the check hooks. */
+int vigil__hooks_before(vigil_loop *loop);
+void vigil__hooks_check(vigil_loop *loop);
 
 /* fd.c: the fd table, fd watchers, failures, dispatch, the completion point, clocks */
 int vigil__fd_reserve(vigil_loop *loop, int fd);     /* grow the fd table to hold fd */

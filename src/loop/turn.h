@@ -1,7 +1,9 @@
 /* The order of one turn, written once and compiled into each backend's own file.
  *
  * A turn:
- *   1. due timers run (only if a timer is started: no clock read otherwise);
+ *   1. due timers run (only if a timer is started: no clock read otherwise); then the
+ *      idle and prepare hooks, if any is started (src/loop/hook.c; an idle hook makes
+ *      the wait non-blocking);
  *   2. the backend applies every pending interest change (the dirty fds) and waits as
  *      the timers allow, in one system call where it can (io_uring: changes, the
  *      modules' requests and the wait in one io_uring_enter); it leaves the ready fds in
@@ -12,7 +14,10 @@
  *      eventfd only queue work for step 5);
  *   5. the completion point: completions of file requests and mq watchers, and every
  *      io_uring op completion, in the order they were read;
- *   6. a precise timer's last stretch is spun, and the timers due by then run.
+ *   6. a precise timer's last stretch is spun, and the timers due by then run;
+ *   7. the check hooks, if any is started.
+ * Each hook point costs a loop with no hook started one predictable branch on a
+ * counter (loop->hooks, loop->hooks_check) and no call.
  * The same steps in the same order on every backend: an io_uring op completion read
  * during step 2 waits for step 5, as a doorbell's news does on epoll and poll.
  *
@@ -54,11 +59,18 @@ static inline __attribute__((always_inline)) int vigil__turn(vigil_loop *loop, e
     loop->clock_epoch++;
     bool timers = vigil__timers_any(tm);
     int fired = timers ? vigil__timers_run(loop, tm) : 0; /* 1 */
+    if (loop->hooks) { /* 1b: idle and prepare hooks */
+        /* A started idle hook counts as a callback that ran: the wait does not block
+         * (folded into fired so that a loop without hooks tests nothing more); so does
+         * a loop kept alive by hooks alone, which nothing could wake. */
+        fired += vigil__hooks_before(loop);
+        timers = vigil__timers_any(tm); /* they may have started the first timer */
+    }
 
     /* Never sleep when this turn already ran callbacks (a RUN_ONCE whose first pass
      * fired the last active timer would otherwise wait forever), when completions are
-     * queued, nor when nothing is left that could end the wait (an on_wakeup callback
-     * counts: such a loop waits for vigil_loop_wakeup). */
+     * queued, while an idle hook is started, nor when nothing is left that could end
+     * the wait (an on_wakeup callback counts: such a loop waits for vigil_loop_wakeup). */
     struct vigil__wait w = {-1, 0};
     if (mode == VIGIL_RUN_NOWAIT || loop->stop || loop->fail_head >= 0 || fired > 0 || loop->later_head ||
         (loop->active == 0 && !loop->on_wakeup))
@@ -92,6 +104,8 @@ static inline __attribute__((always_inline)) int vigil__turn(vigil_loop *loop, e
         vigil__timers_finish(loop, tm); /* 6 */
         vigil__timers_run(loop, tm);
     }
+    if (loop->hooks_check)
+        vigil__hooks_check(loop); /* 7 */
     return 0;
 }
 

@@ -55,6 +55,6 @@ int main(void)
     CHECK_EQ(vigil_loop_new(NULL, NULL), -EINVAL);
     CHECK_EQ(vigil_loop_free(NULL), -EINVAL);
     CHECK(vigil_version() == VIGIL_VERSION_HEX);
-    CHECK(strcmp(vigil_version_string(), "0.2.0") == 0);
+    CHECK(strcmp(vigil_version_string(), "0.3.0") == 0);
     return 0;
 }
