@@ -6,7 +6,7 @@ on sys.path) instead of reaching into the program that drew it.
 """
 COLORS = {"kernel": "#888888", "vigil": "#1f77b4", "libuv": "#2ca02c", "libev": "#ff7f0e",
           "libevent": "#d62728", "liburing": "#8c564b", "libaio": "#e377c2", "boost": "#bcbd22",
-          "vigil-preload": "#17becf", "nginx": "#009639", "asyncio": "#7f7f7f", "uvloop": "#2ca02c"}
+          "vigil-preload": "#17becf", "nginx": "#009639", "asyncio": "#7f7f7f", "uvloop": "#2ca02c", "rloop": "#b5651d"}
 PALETTE = ["#1f77b4", "#aec7e8", "#6baed6", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd", "#8c564b",
            "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#888888"]
 SHADES = {"kernel": ["#555555", "#888888", "#aaaaaa", "#cccccc"],

@@ -10,4 +10,7 @@ py=/usr/bin/python3
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "setuptools>=61" wheel >&2
 "$venv/bin/python" -c 'import uvloop' 2>/dev/null || "$venv/bin/python" -m pip install -q --disable-pip-version-check uvloop >&2 \
   || echo "lab: uvloop could not be installed; its steps will be skipped" >&2
+# rloop (PyPI, an asyncio loop written in Rust): py-echo's fourth loop (issue 30)
+"$venv/bin/python" -c 'import rloop' 2>/dev/null || "$venv/bin/python" -m pip install -q --disable-pip-version-check rloop >&2 \
+  || echo "lab: rloop could not be installed; its steps will be skipped" >&2
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall "$root/python" >&2

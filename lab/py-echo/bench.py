@@ -1,9 +1,9 @@
-"""py-echo: a Python echo server on asyncio's default loop, uvloop and vigil's loop
+"""py-echo: a Python echo server on asyncio's default loop, uvloop, rloop and vigil's loop
 (python/), written three ways (lab/py-echo/server.py: asyncio protocol, asyncio streams,
 loop.sock_recv/sock_sendall), against the same C client as net-echo (lab/net-echo/
 client.c: closed loop per connection, server pinned to CPU 0, client to CPU 1). Every
-system runs in the lab's venv of /usr/bin/python3 (lab/common/pyvenv.sh: uvloop from
-PyPI, vigil from the tree), made by the first step. vigil's loop runs on its uring and
+system runs in the lab's venv of /usr/bin/python3 (lab/common/pyvenv.sh: uvloop and
+rloop from PyPI, vigil from the tree), made by the first step. vigil's loop runs on its uring and
 epoll backends. Records per system, way and point: requests_per_s,
 server_cpu_ns_per_request (every thread of the Python process), rtt_us, client_busy;
 and, from separate untimed runs under `perf trace -s` (strace where perf cannot trace;
@@ -17,7 +17,7 @@ import pyvenv
 import rounds
 
 NAME = "py-echo"
-TITLE = "Python echo server over loopback: asyncio, uvloop, vigil's loop (server CPU ns per request)"
+TITLE = "Python echo server over loopback: asyncio, uvloop, rloop, vigil's loop (server CPU ns per request)"
 SEED = ("An asyncio loop on vigil, for programs unchanged: at least 0.97x uvloop's requests/s in every "
         "way, at most 0.9x its server CPU per request (protocols, sock_*) at 100 and 1000 connections, "
         "3x asyncio's default loop with protocols, and on io_uring fewer system calls per request than uvloop.")
@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 COMMON = os.path.join(os.path.dirname(HERE), "common")
 DRIVER = os.path.join(COMMON, "echodrive.py")
 # (loop, backend)
-SYSTEMS = [("asyncio", None), ("uvloop", None), ("vigil", "uring"), ("vigil", "epoll")]
+SYSTEMS = [("asyncio", None), ("uvloop", None), ("rloop", None), ("vigil", "uring"), ("vigil", "epoll")]
 WAYS = ("protocol", "streams", "sock")
 POINTS = [(c, m) for c in (1, 100, 1000) for m in (64, 4096)]
 

@@ -7,7 +7,7 @@ SIGTERM or SIGINT, then exits 0 (the lab's server CLI contract, lab/common/netsr
   protocol  asyncio.Protocol: data_received -> transport.write
   streams   asyncio.start_server: reader.read -> writer.write + await writer.drain()
   sock      loop.sock_accept / loop.sock_recv / loop.sock_sendall on non-blocking sockets
-The loops: asyncio's default (selector) loop, uvloop (PyPI), vigil's loop (python/).
+The loops: asyncio's default (selector) loop, uvloop and rloop (PyPI), vigil's loop (python/).
 """
 import argparse
 import asyncio
@@ -106,13 +106,16 @@ def loop_factory(name):
     if name == "uvloop":
         import uvloop
         return uvloop.new_event_loop
+    if name == "rloop":
+        import rloop  # PyPI: an asyncio loop in Rust
+        return rloop.new_event_loop
     import vigil  # python/ in this repository; VIGIL_BACKEND picks its backend
     return vigil.new_event_loop
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--loop", required=True, choices=("asyncio", "uvloop", "vigil"))
+    ap.add_argument("--loop", required=True, choices=("asyncio", "uvloop", "rloop", "vigil"))
     ap.add_argument("--way", required=True, choices=("protocol", "streams", "sock"))
     ap.add_argument("port", type=int)
     a = ap.parse_args()
