@@ -25,6 +25,7 @@
 #include "vigil/dns.h"
 #include "vigil/net.h"
 #include "loop/loop.h"
+#include "sys/list.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -304,6 +305,9 @@ struct dns_udp {
     uint32_t nslot;
     struct dns_q *q[];                      /* by slot: questions in flight (NULL: free) */
 };
+
+VIGIL__HLIST_DEFINE(lk_list, struct dns_lk)
+VIGIL__HLIST_DEFINE(udp_list, struct dns_udp)
 
 struct dns_tcp {
     vigil_sock s;

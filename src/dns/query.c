@@ -80,12 +80,7 @@ static void udp_close(vigil_loop *loop, struct dns_udp *u)
     u->closing = true;
     struct vigil_resolver *r = u->r;
     if (r) {
-        if (u->prev)
-            u->prev->next = u->next;
-        else
-            r->udps = u->next;
-        if (u->next)
-            u->next->prev = u->prev;
+        udp_list_del(&r->udps, u);
         for (int k = 0; k < 2; k++)
             if (r->cur[k] == u)
                 r->cur[k] = NULL;
@@ -136,15 +131,10 @@ static struct dns_udp *udp_get(struct vigil_resolver *r, int family)
     }
     vigil_sock_set_close_cb(&u->s, udp_closed);
     u->r = r;
-    u->next = r->udps;
-    if (r->udps)
-        r->udps->prev = u;
-    r->udps = u;
+    udp_list_add(&r->udps, u);
     if (vigil_sock_recvfrom_start(r->loop, &u->s, udp_recv) < 0) {
         u->closing = true; /* not receiving: no active count to take back */
-        if (u->next)
-            u->next->prev = NULL;
-        r->udps = u->next;
+        udp_list_del(&r->udps, u);
         vigil_sock_close(r->loop, &u->s, udp_closed);
         return NULL;
     }

@@ -63,12 +63,7 @@ static void lk_end(struct vigil_resolver *r, struct dns_lk *lk, int status)
 static void deliver(struct vigil_resolver *r, struct dns_lk *lk)
 {
     vigil_loop *loop = r->loop;
-    if (lk->prev)
-        lk->prev->next = lk->next;
-    else
-        r->lks = lk->next;
-    if (lk->next)
-        lk->next->prev = lk->prev;
+    lk_list_del(&r->lks, lk);
     vigil_lookup *pub = lk->pub;
     pub->private_[0] = 0;
     struct vigil_dns_result res = {0};
@@ -640,10 +635,7 @@ int vigil_resolve(vigil_resolver *r, vigil_lookup *pub, const char *name, int fa
     lk->family = family;
     lk->flags = flags;
     lk->canon[0] = '\0';
-    lk->next = r->lks;
-    if (r->lks)
-        r->lks->prev = lk;
-    r->lks = lk;
+    lk_list_add(&r->lks, lk);
     pub->private_[0] = (uint64_t)(uintptr_t)lk;
     r->loop->active++; /* until the callback */
     r->stats.lookups++;

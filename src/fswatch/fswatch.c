@@ -26,6 +26,7 @@
  * every event against the head of a FIFO; no window open costs one compare.
  */
 #include "loop/loop.h"
+#include "sys/list.h"
 #include "vigil/fswatch.h"
 
 #include <dirent.h>
@@ -62,6 +63,8 @@ struct fsw_node {
     struct fsw_window *win;        /* open scan window, or NULL */
     struct fsw_window *limbo;      /* detached by that window's rescan (see scan_fd) */
 };
+
+VIGIL__HLIST_DEFINE(child_list, struct fsw_node)
 
 enum { WIN_SCANNED = 1, WIN_KNOWN = 2 };
 struct fsw_went {
@@ -199,25 +202,15 @@ static void hash_del(struct fsw_state *st, struct fsw_node *node)
 static void child_link(struct fsw_node *parent, struct fsw_node *n)
 {
     n->parent = parent;
-    n->prev = NULL;
-    n->next = parent->child;
-    if (parent->child)
-        parent->child->prev = n;
-    parent->child = n;
+    child_list_add(&parent->child, n);
 }
 
 static void child_unlink(struct fsw_node *n)
 {
     if (!n->parent)
         return;
-    if (n->prev)
-        n->prev->next = n->next;
-    else
-        n->parent->child = n->next;
-    if (n->next)
-        n->next->prev = n->prev;
+    child_list_del(&n->parent->child, n);
     n->parent = NULL;
-    n->next = n->prev = NULL;
 }
 
 static struct fsw_node *child_find(const struct fsw_node *parent, const char *name, size_t nlen)

@@ -15,6 +15,7 @@
  */
 #include "loop/loop.h"
 #include "sys/clock.h"
+#include "sys/list.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+VIGIL__HLIST_DEFINE(io_list, struct vigil__io)
 
 const clockid_t vigil__clk_id[VIGIL__CLK_N] = {CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME};
 
@@ -225,13 +228,7 @@ int vigil_io_stop(vigil_loop *loop, vigil_io *pub)
     struct vigil__fd *slot = &loop->fds[fd];
     if (loop->iter_next == w)
         loop->iter_next = w->next;
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        slot->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    w->next = w->prev = NULL;
+    io_list_del(&slot->head, w);
     if (!(w->state & VIGIL__IO_INTERNAL))
         loop->active--;
     w->state = 0;

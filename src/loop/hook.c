@@ -14,6 +14,7 @@
  * May call: the loop's core (loop.h). Loop thread only.
  */
 #include "loop/loop.h"
+#include "sys/list.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -47,6 +48,8 @@ struct hook_list {
     uint64_t walk;           /* the running walk's number (or the last one's) */
     unsigned n;              /* started hooks of this kind */
 };
+
+VIGIL__DLIST_DEFINE(hook_list, struct hook_list, struct hookw)
 
 struct hooks {
     struct hook_list k[K_N];
@@ -96,14 +99,7 @@ static int hook_start(vigil_loop *loop, struct hookw *w, int kind, hook_fn cb)
     w->kind = (uint32_t)kind;
     w->walk = l->walk;
     w->state = 1;
-    w->next = NULL;
-    w->prev = l->tail;
-    if (l->tail)
-        l->tail->next = w;
-    else
-        l->head = w;
-    l->tail = w;
-    l->n++;
+    hook_list_push(l, w);
     count(loop, kind, 1);
     return 0;
 }
@@ -120,17 +116,8 @@ static int hook_stop(vigil_loop *loop, struct hookw *w, int kind)
     struct hook_list *l = &h->k[kind];
     if (l->iter_next == w)
         l->iter_next = w->next;
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        l->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    else
-        l->tail = w->prev;
-    w->next = w->prev = NULL;
+    hook_list_remove(l, w);
     w->state = 0;
-    l->n--;
     count(loop, kind, -1);
     return 0;
 }

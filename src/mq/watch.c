@@ -26,6 +26,7 @@
 #include "loop/loop.h"
 #include "ring/ring.h"
 #include "sys/probe.h"
+#include "sys/list.h"
 #include "mq/futex.h"
 #include "mq/mq_int.h"
 #include "vigil/mq_watch.h"
@@ -82,6 +83,8 @@ struct mqw {
     _Atomic uint32_t ctl;        /* bumped by the loop: dispatched, or stop */
     _Atomic uint32_t stop;
 };
+
+VIGIL__HLIST_DEFINE(mqw_list, struct mqw)
 
 _Static_assert(sizeof(struct mqw) <= sizeof(((vigil_mq_watch *)0)->private_), "vigil_mq_watch too small");
 _Static_assert(alignof(struct mqw) <= alignof(uint64_t), "vigil_mq_watch under-aligned");
@@ -389,11 +392,7 @@ int vigil_mq_watch_start(vigil_loop *loop, vigil_mq_watch *pub, mqd_t mq, uint32
         vigil__mq_watchers(q, -1);
         return r;
     }
-    w->prev = NULL;
-    w->next = ws->head;
-    if (ws->head)
-        ws->head->prev = w;
-    ws->head = w;
+    mqw_list_add(&ws->head, w);
     loop->active++;
     return 0;
 }
@@ -406,13 +405,7 @@ int vigil_mq_watch_stop(vigil_loop *loop, vigil_mq_watch *pub)
     if (!(w->state & MQW_ACTIVE))
         return 0;
     struct watchers *ws = loop->mod[VIGIL__MOD_MQ_WATCH];
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        ws->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    w->next = w->prev = NULL;
+    mqw_list_del(&ws->head, w);
     if (w->gone) {
         *w->gone = true; /* a callback of ours is running: it must not touch w again */
         w->gone = NULL;

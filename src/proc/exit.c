@@ -38,13 +38,7 @@ static struct vigil__proc *of_io(vigil_io *w)
 static void finish(vigil_loop *loop, struct vigil__proc *p, int res, const siginfo_t *si)
 {
     struct vigil__procs *s = loop->mod[VIGIL__MOD_PROC];
-    if (p->prev)
-        p->prev->next = p->next;
-    else
-        s->head = p->next;
-    if (p->next)
-        p->next->prev = p->prev;
-    p->next = p->prev = NULL;
+    vigil__proc_list_del(&s->head, p);
     vigil_io_stop(loop, &p->io);
     vigil__fd_close(loop, p->pidfd); /* the registration goes first (epoll: now) */
     p->pidfd = -1;

@@ -12,6 +12,7 @@
 
 #include "vigil/proc.h"
 #include "loop/loop.h"
+#include "sys/list.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,6 +32,8 @@ struct vigil__proc {
     struct vigil__proc *next, *prev; /* the loop's live children */
     uint64_t reserved_[2];
 };
+
+VIGIL__HLIST_DEFINE(vigil__proc_list, struct vigil__proc)
 _Static_assert(sizeof(struct vigil__proc) == sizeof(vigil_proc), "vigil_proc: size is ABI");
 _Static_assert(offsetof(struct vigil__proc, data) == offsetof(vigil_proc, data) &&
                    offsetof(struct vigil__proc, pid) == offsetof(vigil_proc, pid) &&

@@ -286,10 +286,6 @@ int vigil_proc_start(vigil_loop *loop, vigil_proc *pp, const struct vigil_proc_o
     for (int i = 0; i < 3; i++)
         p->stdio_fd[i] = parent[i];
     p->state = VIGIL__P_ACTIVE;
-    p->prev = NULL;
-    p->next = s->head;
-    if (s->head)
-        s->head->prev = p;
-    s->head = p;
+    vigil__proc_list_add(&s->head, p);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* src/sys/: system-call wrappers, kernel constants, run-time probes (probe.h), time and
- * spin helpers (clock.h), the version. Calls nothing else of vigil's.
+ * spin helpers (clock.h), the intrusive FIFO (list.h), the version. Calls nothing else of vigil's.
  *
  * System calls the loop makes on every turn, issued directly.
  *

@@ -23,6 +23,7 @@
 #define VIGIL_WORK_INT_H
 
 #include "loop/loop.h"
+#include "sys/list.h"
 #include "vigil/work.h"
 
 #include <pthread.h>
@@ -64,46 +65,7 @@ struct vigil__wlist {
     unsigned n;
 };
 
-static inline void vigil__wlist_push(struct vigil__wlist *l, struct vigil__work *w)
-{
-    w->next = NULL;
-    w->prev = l->tail;
-    if (l->tail)
-        l->tail->next = w;
-    else
-        l->head = w;
-    l->tail = w;
-    l->n++;
-}
-
-static inline struct vigil__work *vigil__wlist_pop(struct vigil__wlist *l)
-{
-    struct vigil__work *w = l->head;
-    if (!w)
-        return NULL;
-    l->head = w->next;
-    if (l->head)
-        l->head->prev = NULL;
-    else
-        l->tail = NULL;
-    l->n--;
-    w->next = w->prev = NULL;
-    return w;
-}
-
-static inline void vigil__wlist_remove(struct vigil__wlist *l, struct vigil__work *w)
-{
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        l->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    else
-        l->tail = w->prev;
-    l->n--;
-    w->next = w->prev = NULL;
-}
+VIGIL__DLIST_DEFINE(vigil__wlist, struct vigil__wlist, struct vigil__work)
 
 /* Worker states (under q->mu). */
 enum { VIGIL__WTHR_IDLE = 0, VIGIL__WTHR_RUN, VIGIL__WTHR_BLOCKED };
