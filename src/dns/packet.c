@@ -105,69 +105,58 @@ static int skip_name(const uint8_t *m, size_t len, size_t *off)
     }
 }
 
-/* Decodes the name at off into out (lower case, dotted, no trailing dot). */
+/* The longest name RFC 1035 allows: 255 octets on the wire, 253 characters dotted. */
+#define NAME_TEXT_MAX 253
+
+enum { NAME_OK = 0, NAME_MALFORMED = -1, NAME_UNWRITABLE = -2 };
+
+/* The one walker of (compressed) names: decodes the name at off into out (lower case,
+ * dotted, no trailing dot). NAME_MALFORMED if it runs past the message, loops, or is
+ * longer than NAME_TEXT_MAX (malformed, not merely another name); NAME_UNWRITABLE if a
+ * label holds a '.' or a NUL, which the dotted form cannot say (a well-formed name, but
+ * never one asked: vigil__dns_name_norm refuses both). */
 static int read_name(const uint8_t *m, size_t len, size_t off, char out[DNS_NAME_MAX])
 {
     size_t n = 0;
-    int jumps = 0;
+    int jumps = 0, rc = NAME_OK;
     for (;;) {
         if (off >= len)
-            return -1;
+            return NAME_MALFORMED;
         uint8_t l = m[off];
         if ((l & 0xc0) == 0xc0) {
             if (off + 2 > len || ++jumps > 64)
-                return -1;
+                return NAME_MALFORMED;
             off = (size_t)((l & 0x3f) << 8 | m[off + 1]);
             continue;
         }
         if (l & 0xc0)
-            return -1;
+            return NAME_MALFORMED;
         if (l == 0)
             break;
-        if (off + 1 + l > len || n + l + 1 >= DNS_NAME_MAX)
-            return -1;
+        if (off + 1 + l > len || n + (n ? 1 : 0) + l > NAME_TEXT_MAX)
+            return NAME_MALFORMED;
         if (n)
             out[n++] = '.';
-        for (size_t i = 0; i < l; i++)
-            out[n++] = (char)tolower(m[off + 1 + i]);
+        for (size_t i = 0; i < l; i++) {
+            uint8_t ch = m[off + 1 + i];
+            if (ch == '.' || ch == '\0')
+                rc = NAME_UNWRITABLE; /* walk on: a malformed rest still says malformed */
+            out[n++] = (char)tolower(ch);
+        }
         off += 1u + l;
     }
     out[n] = '\0';
-    return 0;
+    return rc;
 }
 
 /* 1 if the name at off equals s (lower case, dotted), 0 if not, -1 if malformed. */
 static int name_eq(const uint8_t *m, size_t len, size_t off, const char *s)
 {
-    int jumps = 0;
-    for (;;) {
-        if (off >= len)
-            return -1;
-        uint8_t l = m[off];
-        if ((l & 0xc0) == 0xc0) {
-            if (off + 2 > len || ++jumps > 64)
-                return -1;
-            off = (size_t)((l & 0x3f) << 8 | m[off + 1]);
-            continue;
-        }
-        if (l & 0xc0)
-            return -1;
-        if (l == 0)
-            return *s == '\0';
-        if (off + 1 + l > len)
-            return -1;
-        for (size_t i = 0; i < l; i++, s++)
-            if (*s == '\0' || *s == '.' || (char)tolower(m[off + 1 + i]) != *s)
-                return 0;
-        off += 1u + l;
-        if (*s == '.') {
-            s++;
-            if (*s == '\0')
-                return 0;
-        } else if (*s != '\0') {
-            return 0;
-        }
-    }
+    char name[DNS_NAME_MAX];
+    int rc = read_name(m, len, off, name);
+    if (rc == NAME_MALFORMED)
+        return -1;
+    return rc == NAME_OK && strcmp(name, s) == 0;
 }
 
 struct rr {
@@ -257,8 +246,8 @@ int vigil__dns_parse(const uint8_t *m, size_t len, const char *name, uint16_t qt
         if (i == nans)
             break;
         char next[DNS_NAME_MAX];
-        if (read_name(m, len, rr[i].rd, next) < 0)
-            return DNS_PARSE_MALFORMED;
+        if (read_name(m, len, rr[i].rd, next) != NAME_OK)
+            return DNS_PARSE_MALFORMED; /* a chain to a name no one could ask is not followed */
         if (rr[i].ttl < ttl)
             ttl = rr[i].ttl;
         memcpy(out->canon, next, sizeof next);
