@@ -23,18 +23,12 @@ int main(int argc, char **argv)
 {
     dnsenv_enter(argc, argv);
     dnsenv_dnsmasq_start(zone, "c1.test,c2.test\nc2.test,end.test");
-    dnsenv_write("resolv.conf", "nameserver 127.0.0.1\nsearch test\noptions ndots:1 timeout:5 attempts:1\n");
     dnsenv_write("hosts", "10.99.0.7 inhosts.test alias.test\n127.0.0.1 localhost\n");
     dnsenv_write("nsswitch.conf", "hosts: files dns\n");
 
     vigil_loop *loop = dnsenv_loop();
-    struct vigil_resolver_options opt;
-    vigil_resolver_options_init(&opt);
-    opt.resolv_conf = dnsenv_path("resolv.conf");
-    opt.hosts = dnsenv_path("hosts");
-    opt.nsswitch = dnsenv_path("nsswitch.conf");
-    vigil_resolver *r;
-    CHECK_EQ(vigil_resolver_new(loop, &r, &opt), 0);
+    vigil_resolver *r = dnsenv_resolver(loop, "resolv.conf",
+                                        "nameserver 127.0.0.1\nsearch test\noptions ndots:1 timeout:5 attempts:1\n", NULL);
 
     struct dnsenv_res o = dnsenv_resolve(loop, r, "v4only.test", AF_INET, 0);
     CHECK_EQ(o.status, 0);

@@ -426,6 +426,26 @@ static inline const char *dnsenv_fmt(const union vigil_dns_addr *a)
     return b[i];
 }
 
+/* A resolver on loop over the test's own files: conf written to conf_name and read as
+ * its resolv.conf, with the "hosts" and "nsswitch.conf" the test wrote. base, when not
+ * NULL, gives the options' other fields (else the defaults). */
+static inline vigil_resolver *dnsenv_resolver(vigil_loop *loop, const char *conf_name, const char *conf,
+                                              const struct vigil_resolver_options *base)
+{
+    dnsenv_write(conf_name, conf);
+    struct vigil_resolver_options opt;
+    if (base)
+        opt = *base;
+    else
+        vigil_resolver_options_init(&opt);
+    opt.resolv_conf = dnsenv_path(conf_name);
+    opt.hosts = dnsenv_path("hosts");
+    opt.nsswitch = dnsenv_path("nsswitch.conf");
+    vigil_resolver *r;
+    CHECK_EQ(vigil_resolver_new(loop, &r, &opt), 0);
+    return r;
+}
+
 static inline vigil_loop *dnsenv_loop(void)
 {
     vigil_loop *loop;

@@ -18,18 +18,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++)
         zl += (size_t)snprintf(zone + zl, sizeof zone - zl, "10.1.%d.%d p%d.test\n", i / 250, i % 250 + 1, i);
     dnsenv_dnsmasq_start(zone, NULL);
-    dnsenv_write("resolv.conf", "nameserver 127.0.0.1\noptions timeout:5 attempts:2\n");
     dnsenv_write("hosts", "");
     dnsenv_write("nsswitch.conf", "hosts: files dns\n");
     vigil_loop *loop = dnsenv_loop();
     struct vigil_resolver_options opt;
     vigil_resolver_options_init(&opt);
-    opt.resolv_conf = dnsenv_path("resolv.conf");
-    opt.hosts = dnsenv_path("hosts");
-    opt.nsswitch = dnsenv_path("nsswitch.conf");
     opt.udp_max_queries = 4;
-    vigil_resolver *r;
-    CHECK_EQ(vigil_resolver_new(loop, &r, &opt), 0);
+    vigil_resolver *r = dnsenv_resolver(loop, "resolv.conf", "nameserver 127.0.0.1\noptions timeout:5 attempts:2\n", &opt);
     for (int round = 0; round < 2; round++) {
         memset(res, 0, sizeof res);
         for (int i = 0; i < N; i++) {

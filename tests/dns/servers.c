@@ -9,16 +9,10 @@
 
 static vigil_resolver *make(vigil_loop *loop, const char *conf_name, const char *conf, uint32_t flags)
 {
-    dnsenv_write(conf_name, conf);
     struct vigil_resolver_options opt;
     vigil_resolver_options_init(&opt);
-    opt.resolv_conf = dnsenv_path(conf_name);
-    opt.hosts = dnsenv_path("hosts");
-    opt.nsswitch = dnsenv_path("nsswitch.conf");
     opt.flags = flags;
-    vigil_resolver *r;
-    CHECK_EQ(vigil_resolver_new(loop, &r, &opt), 0);
-    return r;
+    return dnsenv_resolver(loop, conf_name, conf, &opt);
 }
 
 static int ended, ended_status;
