@@ -5,6 +5,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "sys/clock.h" /* libvigil's time helpers (src/ is on the include path) */
 #include <stdint.h>
 #include <time.h>
 
@@ -63,9 +64,7 @@ PyObject *vpy_set_oserror(int err);
 
 static inline int64_t vpy_mono_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return vigil__clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Each concept file adds its type(s) to the module (module.c's exec slot calls them). */

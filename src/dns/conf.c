@@ -4,6 +4,7 @@
  * at most once a second, at a lookup). Owns struct dns_conf. Calls libc only.
  */
 #include "dns/dns_int.h"
+#include "sys/clock.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -37,7 +38,7 @@ static void stamp_of(const char *path, struct dns_stamp *st)
     st->dev = sb.st_dev;
     st->ino = sb.st_ino;
     st->size = sb.st_size;
-    st->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+    st->mtime_ns = vigil__ts_to_ns(&sb.st_mtim);
 }
 
 static bool stamp_same(const struct dns_stamp *a, const struct dns_stamp *b)

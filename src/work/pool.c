@@ -28,6 +28,7 @@
  * program's own threads) must never be delivered to one of them.
  */
 #include "work/work_int.h"
+#include "sys/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,11 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t mono_ns(void)
+static inline int64_t mono_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return vigil__clock_ns(CLOCK_MONOTONIC);
 }
 
 int vigil__workq_pool_init(struct vigil__workq *q)
@@ -231,7 +230,7 @@ static void *worker(void *arg)
             int64_t due = q->last_scan_ns + q->block_ns, now = mono_ns();
             if (due < now)
                 due = now; /* the first tick after a quiet time scans at once */
-            struct timespec ts = {(time_t)(due / 1000000000), (long)(due % 1000000000)};
+            struct timespec ts = vigil__ns_to_ts(due);
             q->nidle++;
             pthread_cond_timedwait(&q->cv, &q->mu, &ts);
             q->nidle--;
