@@ -40,8 +40,9 @@ def run(loop, coro, timeout=30):
     return loop.run_until_complete(asyncio.wait_for(coro, timeout))
 
 
-class Recorder(asyncio.Protocol):
-    """Records VAR's value in each callback; closes on EOF (eof_received returns None)."""
+class _Seen:
+    """What both recorders share: VAR's value recorded per callback, the data, the end
+    (eof_received returns None: the transport closes; connection_lost ends the wait)."""
 
     def __init__(self, done):
         self.seen = {}
@@ -52,10 +53,6 @@ class Recorder(asyncio.Protocol):
         self.seen["connection_made"] = VAR.get()
         self.transport = transport
 
-    def data_received(self, data):
-        self.seen["data_received"] = VAR.get()
-        self.data += data
-
     def eof_received(self):
         self.seen["eof_received"] = VAR.get()
 
@@ -65,15 +62,16 @@ class Recorder(asyncio.Protocol):
             self.done.set_result(None)
 
 
-class BufferedRecorder(asyncio.BufferedProtocol):
-    def __init__(self, done):
-        self.seen = {}
-        self.buf = bytearray(1024)
-        self.data = b""
-        self.done = done
+class Recorder(_Seen, asyncio.Protocol):
+    def data_received(self, data):
+        self.seen["data_received"] = VAR.get()
+        self.data += data
 
-    def connection_made(self, transport):
-        self.seen["connection_made"] = VAR.get()
+
+class BufferedRecorder(_Seen, asyncio.BufferedProtocol):
+    def __init__(self, done):
+        super().__init__(done)
+        self.buf = bytearray(1024)
 
     def get_buffer(self, sizehint):
         self.seen["get_buffer"] = VAR.get()
@@ -82,14 +80,6 @@ class BufferedRecorder(asyncio.BufferedProtocol):
     def buffer_updated(self, nbytes):
         self.seen["buffer_updated"] = VAR.get()
         self.data += bytes(self.buf[:nbytes])
-
-    def eof_received(self):
-        self.seen["eof_received"] = VAR.get()
-
-    def connection_lost(self, exc):
-        self.seen["connection_lost"] = VAR.get()
-        if not self.done.done():
-            self.done.set_result(None)
 
 
 def peer_sends_then_closes(lsock, payload):
