@@ -288,6 +288,17 @@ static inline size_t rsp_answer(const uint8_t *q, size_t n, uint8_t *out, uint16
     return o;
 }
 
+/* Answers one UDP question waiting on fd as rsp_answer makes it (flags, address). */
+static inline void rsp_reply(int fd, uint16_t flags, uint32_t addr)
+{
+    uint8_t q[600], a[700];
+    struct sockaddr_storage from;
+    socklen_t fl = sizeof from;
+    ssize_t n = recvfrom(fd, q, sizeof q, 0, (struct sockaddr *)&from, &fl);
+    if (n >= 12)
+        sendto(fd, a, rsp_answer(q, (size_t)n, a, flags, addr), 0, (struct sockaddr *)&from, fl);
+}
+
 static inline void rsp_main(void)
 {
     int drop = rsp_bind(SOCK_DGRAM, "127.0.0.2");
@@ -320,14 +331,8 @@ static inline void rsp_main(void)
                 sendto(spoof, a, m, 0, (struct sockaddr *)&from, fl);
             }
         }
-        fl = sizeof from;
-        if (pf[2].revents) {
-            ssize_t n = recvfrom(tc, q, sizeof q, 0, (struct sockaddr *)&from, &fl);
-            if (n >= 12) {
-                size_t m = rsp_answer(q, (size_t)n, a, 0x0200, 0);
-                sendto(tc, a, m, 0, (struct sockaddr *)&from, fl);
-            }
-        }
+        if (pf[2].revents)
+            rsp_reply(tc, 0x0200, 0); /* TC: truncated */
         if (pf[3].revents) {
             int c = accept(tcl, NULL, NULL);
             if (c >= 0) {
@@ -351,14 +356,8 @@ static inline void rsp_main(void)
                 close(c);
             }
         }
-        fl = sizeof from;
-        if (pf[4].revents) {
-            ssize_t n = recvfrom(sf, q, sizeof q, 0, (struct sockaddr *)&from, &fl);
-            if (n >= 12) {
-                size_t m = rsp_answer(q, (size_t)n, a, 2, 0);
-                sendto(sf, a, m, 0, (struct sockaddr *)&from, fl);
-            }
-        }
+        if (pf[4].revents)
+            rsp_reply(sf, 2, 0); /* SERVFAIL */
     }
 }
 

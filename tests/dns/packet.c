@@ -47,8 +47,8 @@ static void put_name(struct msg *m, const char *name)
     put8(m, 0);
 }
 
-/* A response header (QR, RD, RA; NOERROR) and the question (name, A, IN). */
-static void start(struct msg *m, const char *qname, unsigned ancount)
+/* A response header (QR, RD, RA; NOERROR) for one question and ancount answers. */
+static void header(struct msg *m, unsigned ancount)
 {
     m->n = 0;
     put16(m, 0x1234);
@@ -57,6 +57,12 @@ static void start(struct msg *m, const char *qname, unsigned ancount)
     put16(m, ancount);
     put16(m, 0);
     put16(m, 0);
+}
+
+/* The header and the question (qname, A, IN). */
+static void start(struct msg *m, const char *qname, unsigned ancount)
+{
+    header(m, ancount);
     put_name(m, qname);
     put16(m, DNS_T_A);
     put16(m, 1);
@@ -176,13 +182,7 @@ int main(void)
     }
 
     /* A compression pointer to itself, in the question and in an owner. */
-    m.n = 0;
-    put16(&m, 0x1234);
-    put16(&m, 0x8180);
-    put16(&m, 1);
-    put16(&m, 0);
-    put16(&m, 0);
-    put16(&m, 0);
+    header(&m, 0);
     put16(&m, 0xc00c);
     put16(&m, DNS_T_A);
     put16(&m, 1);
