@@ -487,11 +487,8 @@ static void tcp_got(vigil_loop *loop, vigil_net_req *req, ssize_t res)
         return;
     }
     t->got += (uint32_t)res;
-    if (t->got < 2) {
-        tcp_recv_more(loop, t);
-        return;
-    }
-    uint32_t need = 2u + (uint32_t)(t->buf[0] << 8 | t->buf[1]);
+    /* The 2-byte length first, then the message it announces. */
+    uint32_t need = t->got < 2 ? 2u : 2u + (uint32_t)(t->buf[0] << 8 | t->buf[1]);
     if (t->got < need) {
         tcp_recv_more(loop, t);
         return;

@@ -494,19 +494,10 @@ static int win_filter(struct fsw_window *w, uint32_t mask, const char *name, siz
 {
     uint32_t h = name_hash(name, nlen);
     struct fsw_went *e = win_find(w, name, nlen, h);
-    if (mask & IN_CREATE) {
+    if (mask & (IN_CREATE | IN_MOVED_TO)) {
         if (e && e->state == WIN_SCANNED) {
             e->state = WIN_KNOWN;
-            return WIN_DROP;
-        }
-        if (!e)
-            win_add(w, name, nlen, h, WIN_KNOWN);
-        return WIN_PASS;
-    }
-    if (mask & IN_MOVED_TO) {
-        if (e && e->state == WIN_SCANNED) {
-            e->state = WIN_KNOWN;
-            return WIN_DROP_MOVE;
+            return mask & IN_CREATE ? WIN_DROP : WIN_DROP_MOVE;
         }
         if (!e)
             win_add(w, name, nlen, h, WIN_KNOWN);
