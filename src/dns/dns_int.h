@@ -306,8 +306,8 @@ struct dns_udp {
     struct dns_q *q[];                      /* by slot: questions in flight (NULL: free) */
 };
 
-VIGIL__HLIST_DEFINE(lk_list, struct dns_lk)
-VIGIL__HLIST_DEFINE(udp_list, struct dns_udp)
+VIGIL__HLIST_DEFINE(lk_list, struct dns_lk, next, prev)
+VIGIL__HLIST_DEFINE(udp_list, struct dns_udp, next, prev)
 
 struct dns_tcp {
     vigil_sock s;
@@ -347,6 +347,8 @@ struct vigil_resolver {
     int rnd_left;
     struct vigil_resolver_stats stats;
 };
+
+VIGIL__HLIST_DEFINE(resolver_list, struct vigil_resolver, mod_next, mod_prev)
 
 /* query.c */
 int vigil__dns_q_start(struct vigil_resolver *r, struct dns_q *q);

@@ -568,10 +568,7 @@ int vigil_resolver_new(vigil_loop *loop, vigil_resolver **out, const struct vigi
     r->wait_tail = &r->wait_head;
     r->later.run = run_later;
     r->loop = loop;
-    r->mod_next = m->head;
-    if (m->head)
-        m->head->mod_prev = r;
-    m->head = r;
+    resolver_list_add(&m->head, r);
     *out = r;
     return 0;
 }
@@ -585,12 +582,8 @@ int vigil_resolver_free(vigil_resolver *r)
     if (r->loop) {
         shutdown_work(r);
         struct dns_mod *m = r->loop->mod[VIGIL__MOD_DNS];
-        if (r->mod_prev)
-            r->mod_prev->mod_next = r->mod_next;
-        else if (m)
-            m->head = r->mod_next;
-        if (r->mod_next)
-            r->mod_next->mod_prev = r->mod_prev;
+        if (m)
+            resolver_list_del(&m->head, r);
     }
     pthread_mutex_destroy(&r->sys.mu);
     pthread_cond_destroy(&r->sys.cv);

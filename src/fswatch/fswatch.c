@@ -64,7 +64,7 @@ struct fsw_node {
     struct fsw_window *limbo;      /* detached by that window's rescan (see scan_fd) */
 };
 
-VIGIL__HLIST_DEFINE(child_list, struct fsw_node)
+VIGIL__HLIST_DEFINE(child_list, struct fsw_node, next, prev)
 
 enum { WIN_SCANNED = 1, WIN_KNOWN = 2 };
 struct fsw_went {
@@ -115,6 +115,8 @@ struct fsw_state {
     char path[PATH_MAX], path2[PATH_MAX], full[PATH_MAX];
     char *buf;
 };
+
+VIGIL__HLIST_DEFINE(watcher_list, struct fsw_state, mnext, mprev)
 
 /* A directory reported (CREATED, MOVED) whose watch could not be added because its path
  * was not there: either it went away (its DELETED or MOVED comes later and drops
@@ -1072,10 +1074,7 @@ int vigil_fswatch_start(vigil_loop *loop, vigil_fswatch *w, const char *path, ui
         return rc;
     }
     w->private_[0] = (uint64_t)(uintptr_t)st;
-    st->mnext = m->head;
-    if (m->head)
-        m->head->mprev = st;
-    m->head = st;
+    watcher_list_add(&m->head, st);
     return 0;
 }
 
@@ -1089,12 +1088,7 @@ int vigil_fswatch_stop(vigil_loop *loop, vigil_fswatch *w)
     w->private_[0] = 0;
     struct fsw_mod *m = loop->mod[VIGIL__MOD_FSWATCH];
     if (m) {
-        if (st->mprev)
-            st->mprev->mnext = st->mnext;
-        else
-            m->head = st->mnext;
-        if (st->mnext)
-            st->mnext->mprev = st->mprev;
+        watcher_list_del(&m->head, st);
     }
     st->dead = true;
     watches_drop(st);

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-VIGIL__HLIST_DEFINE(io_list, struct vigil__io)
+VIGIL__HLIST_DEFINE(io_list, struct vigil__io, next, prev)
 
 const clockid_t vigil__clk_id[VIGIL__CLK_N] = {CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME};
 

@@ -4,8 +4,9 @@
  * Why a header: with the checks here, static inline, the preload's mq_send/mq_receive
  * compile them in place: one call (to vigil__mq_send / vigil__mq_receive), no timeout
  * test (the compiler sees NULL), and the entry found from the program's fd with no
- * by_fd load first (vigil__mq_open_fd below; mq_preload.c, ent_of). posix.c uses the very same functions, so the two fronts cannot
- * drift apart (same checks, same order, same errno). The table is hidden: both
+ * by_fd load first (vigil__mq_open_fd below; mq_preload.c, ent_of). posix.c uses the
+ * very same functions, so the two fronts cannot drift apart (same checks, same order,
+ * same errno). The table is hidden: both
  * libraries reach it PC-relative, without the GOT.
  */
 #ifndef VIGIL_MQ_POSIX_INT_H

@@ -84,7 +84,7 @@ struct mqw {
     _Atomic uint32_t stop;
 };
 
-VIGIL__HLIST_DEFINE(mqw_list, struct mqw)
+VIGIL__HLIST_DEFINE(mqw_list, struct mqw, next, prev)
 
 _Static_assert(sizeof(struct mqw) <= sizeof(((vigil_mq_watch *)0)->private_), "vigil_mq_watch too small");
 _Static_assert(alignof(struct mqw) <= alignof(uint64_t), "vigil_mq_watch under-aligned");

@@ -33,7 +33,7 @@ struct vigil__proc {
     uint64_t reserved_[2];
 };
 
-VIGIL__HLIST_DEFINE(vigil__proc_list, struct vigil__proc)
+VIGIL__HLIST_DEFINE(vigil__proc_list, struct vigil__proc, next, prev)
 _Static_assert(sizeof(struct vigil__proc) == sizeof(vigil_proc), "vigil_proc: size is ABI");
 _Static_assert(offsetof(struct vigil__proc, data) == offsetof(vigil_proc, data) &&
                    offsetof(struct vigil__proc, pid) == offsetof(vigil_proc, pid) &&

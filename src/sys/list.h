@@ -9,8 +9,8 @@
  *   pfx_pop(l)        takes the head off (NULL when empty);
  *   pfx_remove(l, w)  takes w out from wherever it is.
  *
- * VIGIL__HLIST_DEFINE(pfx, node_type): a list known by its head pointer alone (order of
- * no matter):
+ * VIGIL__HLIST_DEFINE(pfx, node_type, next, prev): a list known by its head pointer alone
+ * (order of no matter), linked through the node's members named next and prev:
  *   pfx_add(&head, w)  puts w first;
  *   pfx_del(&head, w)  takes w out from wherever it is.
  *
@@ -57,7 +57,7 @@
         return w; \
     }
 
-#define VIGIL__HLIST_DEFINE(pfx, ntype) \
+#define VIGIL__HLIST_DEFINE(pfx, ntype, next, prev) \
     static inline __attribute__((unused)) void pfx##_add(ntype **head, ntype *w) \
     { \
         w->prev = NULL; \
