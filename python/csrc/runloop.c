@@ -10,6 +10,7 @@
  * wake-up. (vigil_loop_wakeup would do as well; this eventfd is rung only when the loop
  * sleeps, which the GIL already tells us.) */
 #include "handle.h"
+#include "sys/list.h" /* libvigil's intrusive lists (src/ is on the include path) */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,14 +27,12 @@ int vpy_check_open(LoopObject *l)
 
 /* ------------------------------------------------------- handle lifecycle */
 
+VIGIL__HLIST_DEFINE(handle_list, struct vpy_handle, next, prev)
+
 void vpy_handle_start(LoopObject *l, struct vpy_handle *h)
 {
     enum vpy_kind k = h->ops->kind;
-    h->prev = NULL;
-    h->next = l->active[k];
-    if (h->next)
-        h->next->prev = h;
-    l->active[k] = h;
+    handle_list_add(&l->active[k], h);
     l->nactive[k]++;
     h->active = 1;
 }
@@ -42,13 +41,7 @@ void vpy_handle_stop(LoopObject *l, struct vpy_handle *h)
 {
     if (!h->active)
         return;
-    if (h->prev)
-        h->prev->next = h->next;
-    else
-        l->active[h->ops->kind] = h->next;
-    if (h->next)
-        h->next->prev = h->prev;
-    h->prev = h->next = NULL;
+    handle_list_del(&l->active[h->ops->kind], h);
     h->active = 0;
     l->nactive[h->ops->kind]--;
 }
