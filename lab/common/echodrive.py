@@ -248,8 +248,8 @@ def main(argv):
         if not os.access(prog, os.X_OK):
             skip(f"program {os.path.basename(prog)} not built")
     env = {"VIGIL_BACKEND": a.backend} if a.backend else None
-    port = netsrv.free_port()
-    with netsrv.Server([server] + a.server_arg + [port], port, env=env) as srv:
+    # netsrv.start: another port if one freed here is taken before the server binds it
+    with netsrv.start(lambda port: [server] + a.server_arg + [port], env=env) as srv:
         if a.count:
             counted(a, srv, client, a.tmp)
         else:

@@ -99,19 +99,19 @@ def main(argv):
     wrk = shutil.which("wrk")
     if not wrk:
         netsrv.skip("wrk is not installed")
-    port = netsrv.free_port()
     if a.system == "vigil":
         prog = os.path.join(a.bin, "http_hello")
         if not os.access(prog, os.X_OK):
             netsrv.skip("program http_hello not built")
-        server, ready, case, stop = [prog, port], "line", "http_hello example", signal.SIGTERM
+        argv_of, ready, case, stop = (lambda port: [prog, port]), "line", "http_hello example", signal.SIGTERM
     else:
-        server, ready, case, stop = nginx_argv(a.tmp, port), "port", "return 200", signal.SIGTERM
+        argv_of, ready, case, stop = (lambda port: nginx_argv(a.tmp, port)), "port", "return 200", signal.SIGTERM
     keys = {"bench": "http-hello", "system": a.system, "case": case, "conns": a.conns}
-    with netsrv.Server(server, port, ready=ready, stop_signal=stop) as srv:
+    # netsrv.start: another port if one freed here is taken before the server binds it
+    with netsrv.start(argv_of, ready=ready, stop_signal=stop) as srv:
         c0 = srv.cpu_ns()
         r0 = os.times()  # wrk's CPU: this process's reaped children (wrk is the only one)
-        out, wall = run_wrk(wrk, port, a.conns, a.seconds, a.tmp)
+        out, wall = run_wrk(wrk, srv.port, a.conns, a.seconds, a.tmp)
         r1 = os.times()
         c1 = srv.cpu_ns()
         if not srv.alive():
