@@ -41,7 +41,7 @@ static inline void tlsenv_cleanup(void)
             kill(tlsenv_kids_[i], SIGKILL);
             waitpid(tlsenv_kids_[i], NULL, 0);
         }
-    if (tlsenv_dir_[0]) {
+    if (tlsenv_dir_[0] && !getenv("VIGIL_TLS_KEEP")) { /* VIGIL_TLS_KEEP=1: keep it to look at */
         char cmd[300];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tlsenv_dir_);
         if (system(cmd) != 0)
@@ -128,6 +128,9 @@ static inline int tlsenv_wait(pid_t pid)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* Waits (up to 20 s) until file holds text; fails if pid exited first. */
+static inline void tlsenv_wait_file(const char *file, const char *text, pid_t pid);
+
 static inline char *tlsenv_read(const char *file)
 {
     static char buf[1 << 16];
@@ -137,6 +140,18 @@ static inline char *tlsenv_read(const char *file)
         fclose(f);
     buf[n] = 0;
     return buf;
+}
+
+static inline void tlsenv_wait_file(const char *file, const char *text, pid_t pid)
+{
+    for (int i = 0; i < 2000; i++) {
+        if (strstr(tlsenv_read(file), text))
+            return;
+        if (pid > 0 && waitpid(pid, NULL, WNOHANG) == pid)
+            FAIL("the peer exited before saying '%s': %s", text, tlsenv_read(file));
+        usleep(10000);
+    }
+    FAIL("no '%s' in %s", text, file);
 }
 
 static inline void tlsenv_write(const char *file, const char *text)
@@ -247,9 +262,10 @@ enum { T_ECHO = 1,  /* server: sends every byte it receives back; shuts down at 
        T_ASK,       /* client: sends `out`, receives until `want` bytes (or the end), shuts down */
        T_HOLD };    /* receives and keeps everything until the end */
 
+#define TCONN_REQS 1024
 struct tconn {
     vigil_tls t;
-    vigil_net_req req[64];
+    vigil_net_req *req; /* TCONN_REQS, a ring */
     int mode;
     int hs_res;              /* 1 while running */
     ssize_t end;             /* the receive stream's end: 0, an error; 1 while running */
@@ -280,8 +296,8 @@ static inline void tconn_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res)
 
 static inline void tconn_send(vigil_loop *loop, struct tconn *c, const void *p, size_t n)
 {
-    vigil_net_req *r = &c->req[c->nsent++ % 64];
-    CHECK(c->nsent - c->nsend_done <= 64);
+    vigil_net_req *r = &c->req[c->nsent++ % TCONN_REQS];
+    CHECK(c->nsent - c->nsend_done <= TCONN_REQS);
     r->data = c;
     int e = vigil_tls_send(loop, &c->t, r, p, n, tconn_sent);
     if (e < 0)
@@ -341,6 +357,8 @@ static inline void tconn_start(vigil_loop *loop, struct tconn *c, vigil_tls_ctx 
     c->mode = mode;
     c->hs_res = 1;
     c->end = 1;
+    c->req = calloc(TCONN_REQS, sizeof *c->req);
+    CHECK(c->req != NULL);
     if (mode == T_ECHO) { /* echoed bytes are sent from in[]: keep it from moving */
         c->incap = 4 << 20;
         c->in = malloc(c->incap);
@@ -357,7 +375,9 @@ static inline void tconn_close(vigil_loop *loop, struct tconn *c)
     CHECK_EQ(vigil_tls_close(loop, &c->t, tconn_closed), 0);
     tlsenv_run_until(loop, &c->closed);
     free(c->in);
+    free(c->req);
     c->in = NULL;
+    c->req = NULL;
 }
 
 static inline void fill_pattern(char *p, size_t n, unsigned seed)

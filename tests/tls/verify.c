@@ -117,6 +117,7 @@ static int server_error(vigil_loop *loop, int64_t timeout_ns, const char *send_f
         tlsenv_run_until(loop, &p.srv.closed);
         p.accepted = false; /* closed already */
         free(p.srv.in);
+        free(p.srv.req);
     } else {
         tlsenv_run_until(loop, &p.srv.hs_done);
     }
