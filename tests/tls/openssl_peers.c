@@ -8,7 +8,8 @@
  *     -sess_out then -sess_in: "Reused";
  *   - truncation both ways: the peer killed (SIGKILL: the kernel sends its FIN, no
  *     close_notify) ends vigil's receive stream with VIGIL_TLS_E_TRUNCATED, never 0
- *     (-ECONNRESET where s_client had unread bytes and the kernel reset instead). */
+ *     (-ECONNRESET where s_client had unread bytes and the kernel reset instead);
+ *   - renegotiation refused (TLS 1.2 s_client's "R": no_renegotiation). */
 #include "tlsenv.h"
 
 static const char *vername(int v)
@@ -83,7 +84,7 @@ static void on_accept(vigil_loop *loop, vigil_sock *ls, int fd)
 {
     struct srv *s = ls->data;
     CHECK(fd >= 0 && s->n < 4);
-    tconn_start(loop, &s->c[s->n], s->ctx, fd, NULL, s->n < 2 ? T_ECHO : T_HOLD);
+    tconn_start(loop, &s->c[s->n], s->ctx, fd, NULL, s->n != 2 ? T_ECHO : T_HOLD);
     s->n++;
 }
 
@@ -156,6 +157,26 @@ static void server_vs_s_client(int ver)
     if (c->end != VIGIL_TLS_E_TRUNCATED && c->end != -ECONNRESET)
         FAIL("end %zd (%s), want VIGIL_TLS_E_TRUNCATED", c->end, vigil_tls_strerror((int)c->end));
     tconn_close(loop, c);
+    if (ver == VIGIL_TLS_1_2) {
+        /* Renegotiation refused: s_client's "R" asks for it, the server answers
+         * no_renegotiation (s_client reports the error and gives up). */
+        tlsenv_write(tlsenv_path("reneg"), "R\n");
+        char *rargv[] = {"openssl", "s_client", "-connect", hostport, "-CAfile", (char *)tlsenv_path("ca.pem"),
+                         "-tls1_2", NULL};
+        cl = tlsenv_spawn(tlsenv_path("reneg"), tlsenv_path("s_client.out"), rargv);
+        c = &s.c[3];
+        while (s.n <= 3)
+            CHECK(vigil_loop_run(loop, VIGIL_RUN_ONCE) >= 0);
+        tlsenv_run_until(loop, &c->ended);
+        CHECK_EQ(c->hs_res, 0);
+        CHECK(c->end != 0 || c->inlen == 0);
+        tlsenv_wait(cl);
+        const char *out = tlsenv_read(tlsenv_path("s_client.out"));
+        if (!strstr(out, "RENEGOTIATING") || !strstr(out, "no renegotiation"))
+            FAIL("renegotiation not refused? s_client said:\n%s", out);
+        printf("renegotiation refused (s_client: no renegotiation), stream end %zd\n", c->end);
+        tconn_close(loop, c);
+    }
     vigil_sock_close(loop, &s.ls, NULL);
     vigil_tls_ctx_free(s.ctx);
     CHECK_EQ(vigil_loop_free(loop), 0);
