@@ -24,7 +24,8 @@
  * or an IP address), which it also sends as SNI; session tickets on both sides (a
  * client context keeps the last session of each host and offers it on the next
  * connection to that host); renegotiation refused (TLS 1.2: a peer asking for it gets a
- * no_renegotiation alert, the connection goes on).
+ * no_renegotiation alert; OpenSSL's s_client then gives up, and the receive stream ends
+ * with VIGIL_TLS_E_PROTOCOL).
  *
  * Ends of stream. A peer's close_notify ends the receive stream with res 0 (the clean
  * end). A peer that closes TCP without close_notify (a truncation attack, or a
