@@ -28,6 +28,7 @@ try:
     ca, cert, key = (os.path.join(tmp, n) for n in ("ca.pem", "cert.pem", "key.pem"))
 
     srv = Server(binary, "--cert", cert, "--key", key)
+    server_proc = srv.proc  # killed in the finally below should a check fail
     url = f"https://localhost:{srv.port}/"
     for ver in (["--tlsv1.2", "--tls-max", "1.2"], ["--tlsv1.3"]):
         r = subprocess.run(["curl", "-sS", "--cacert", ca, *ver, "-w", "%{http_code} %{num_connects}\\n",
@@ -76,4 +77,7 @@ try:
     assert "Sanitizer" not in err and "runtime error" not in err, err
     print("https_hello: ok")
 finally:
+    if "server_proc" in globals() and server_proc.poll() is None:
+        server_proc.kill()
+        server_proc.wait()
     shutil.rmtree(tmp, ignore_errors=True)
