@@ -2,7 +2,8 @@
  * messages from other processes and file I/O.
  *
  * The umbrella header: includes every part of the native API. Each part may also be
- * included on its own; each includes only the base, <vigil/loop.h>, never this file.
+ * included on its own; each includes only the base, <vigil/loop.h> (<vigil/tls.h> also
+ * <vigil/net.h>, whose sockets it rides), never this file.
  *   <vigil/loop.h>      the loop, fd watchers, timers, signals, wakeup; the version,
  *                       the conventions every call follows
  *   <vigil/file.h>      asynchronous file I/O in the loop
@@ -27,5 +28,6 @@
 #include "vigil/proc.h"
 #include "vigil/work.h"
 #include "vigil/dns.h"
+#include "vigil/tls.h"
 
 #endif

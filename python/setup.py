@@ -24,8 +24,11 @@ def rel(p):
     return os.path.relpath(p, HERE)
 
 
+# Not src/preload (a library of its own) nor src/tls (<vigil/tls.h>, on OpenSSL: the
+# extension does not offer it -- Python has its own ssl module -- and would otherwise
+# need libssl at import time).
 lib_sources = sorted(p for p in glob.glob(os.path.join(ROOT, "src", "**", "*.c"), recursive=True)
-                     if os.sep + "preload" + os.sep not in p)
+                     if os.sep + "preload" + os.sep not in p and os.sep + "tls" + os.sep not in p)
 if not lib_sources:
     raise SystemExit("vigil: libvigil's sources not found (../src in the repository, libvigil/src in an "
                      "sdist made by `make wheel`)")

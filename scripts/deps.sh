@@ -11,11 +11,13 @@ set -eu
 # from the testsuite package).
 # dnsmasq-base: the real DNS server the resolver's tests (tests/dns) and lab/resolve start
 # on loopback in their own namespaces (the binary only: no service, nothing started).
+# libssl-dev + openssl: OpenSSL 3, which libvigil's TLS (src/tls) is built on, and the
+# openssl tool its tests (tests/tls) make certificates with and run s_server/s_client as peers.
 # libcurl4-openssl-dev: examples/curl_multi.c and its test (libcurl's multi socket interface
 # on the loop's io/timer watchers and a check hook; tests/examples/curl_multi.py).
 want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-dev libboost-dev
       abigail-tools clang-14 libclang-rt-14-dev mandoc python3-venv python3-dev libpython3.11-testsuite
-      dnsmasq-base libcurl4-openssl-dev)
+      dnsmasq-base libcurl4-openssl-dev libssl-dev openssl curl)
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf
       libaio-dev wrk nginx-light libc-ares-dev)  # libc-ares-dev: lab/resolve's c-ares peer; libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 # wrk and nginx-light: lab/http-hello (wrk drives vigil's examples/http_hello and nginx)
