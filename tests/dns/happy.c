@@ -9,7 +9,8 @@
  *   - nothing listens on either: both tried, the last error (-ECONNREFUSED);
  *   - both hang: the overall timeout (-ETIMEDOUT), both attempts closed;
  *   - a cancel: -ECANCELED, later, nothing left open;
- *   - a name that does not exist: the lookup's error.
+ *   - a name that does not exist: the lookup's error;
+ *   - the loop freed while an attempt hangs: -ECANCELED inside vigil_loop_free.
  * Only orderings and a lower bound of the delay are asserted (timers are never early).
  */
 #include "dnsenv.h"
@@ -170,6 +171,7 @@ int main(int argc, char **argv)
     dnsenv_write("hosts", "\n");
     dnsenv_write("nsswitch.conf", "hosts: files dns\n");
 
+    int fds_pre = count_fds(); /* before the loop and the test's listeners */
     vigil_loop *loop = dnsenv_loop();
     struct vigil_resolver_options ro;
     vigil_resolver_options_init(&ro);
@@ -326,8 +328,25 @@ int main(int argc, char **argv)
         CHECK_EQ(vigil_dns_connect(res, &c, &s, "he.test", P_WIN, &bad, on_conn), -EINVAL);
     }
 
+    /* 6. The loop freed while an attempt hangs: the callback runs inside
+     * vigil_loop_free with -ECANCELED and nothing is left (ASan's leak check). */
+    {
+        struct rec r;
+        memset(&r, 0, sizeof r);
+        vigil_dns_conn c = {.data = &r};
+        vigil_sock s = {0};
+        CHECK_EQ(vigil_dns_connect(res, &c, &s, "he.test", P_HANG, &opt, on_conn), 0);
+        while (r.nattempt < 1)
+            CHECK(vigil_loop_run(loop, VIGIL_RUN_ONCE) >= 0);
+        CHECK_EQ(vigil_loop_free(loop), 0);
+        CHECK_EQ(r.done, 1);
+        CHECK_EQ(r.status, -ECANCELED);
+        CHECK_EQ(vigil_dns_connect(res, &c, &s, "he.test", P_WIN, &opt, on_conn), -ECANCELED);
+    }
     CHECK_EQ(vigil_resolver_free(res), 0);
-    CHECK_EQ(vigil_loop_free(loop), 0);
+    /* Nothing of the loop's, the resolver's or an attempt's is left: the listeners and
+     * their parked connections only. */
+    CHECK_EQ(count_fds(), fds_pre + 7);
     close(l6);
     close(l4);
     close(h6);
