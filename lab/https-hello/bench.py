@@ -38,14 +38,15 @@ GROUPS = [("wrk", c) for c in CONNS] + [("full", HS_CONNS), ("resumed", HS_CONNS
 
 def plan(ctx):
     # wrk counts from its start, so its figures include the handshakes of its N
-    # connections (as http-hello's include connecting): at 1000 connections, about a
-    # second of handshakes on this machine, hence 2 s more there. 4 rounds of 8 steps
-    # (2 s, 4 s at 1000 connections, about 1.2 s more each for the server's start and
-    # stop): about 120 s; QUICK: one round, 1 s (3 s at 1000 connections).
+    # connections (as http-hello's include connecting): at 1000 connections one to
+    # two seconds of handshakes on this machine, hence 3 s more there (a 1 s run
+    # completed no request; in 3 s the handshakes still decided the ratio, in 6 s not).
+    # 4 rounds of 8 steps (2 s, 5 s at 1000 connections, about 1.2 s more each for the
+    # server's start and stop): about 125 s; QUICK: one round, 1 s (4 s at 1000).
     n_rounds, secs = (1, 1) if ctx.quick else (4, 2)
 
     def step(r, g, s):
-        t = secs + (2 if g == ("wrk", 1000) else 0)
+        t = secs + (3 if g == ("wrk", 1000) else 0)
         return dict(cmd=[sys.executable or "/usr/bin/python3", DRIVER, "--bin", ctx.bin, "--system", s, "--mode", g[0],
                          "--conns", g[1], "--seconds", t, "--tmp", ctx.tmp],
                     label=f"round {r + 1}/{n_rounds}: {s} {'keep-alive' if g[0] == 'wrk' else 'handshake ' + g[0]} "
