@@ -209,7 +209,7 @@ VIGIL_EXPORT const char *vigil_dns_strerror(int status);
  * (vigil_resolve), so there is no "resolution delay" of 50 ms for a late AAAA; the
  * attempt delay is fixed per call (no RTT history). */
 
-typedef struct vigil_sock vigil_sock; /* <vigil/net.h> */
+struct vigil_sock; /* <vigil/net.h>'s vigil_sock (not typedef'd here: C99 forbids a second typedef) */
 typedef struct vigil_dns_conn vigil_dns_conn;
 
 /* status 0: the socket given to vigil_dns_connect is open (vigil owns its fd, as after
@@ -230,7 +230,7 @@ typedef void (*vigil_dns_attempt_cb)(vigil_loop *loop, vigil_dns_conn *c, const 
  * callback. */
 struct vigil_dns_conn {
     void *data;                /* the caller's */
-    vigil_sock *sock;          /* read-only: the socket given to vigil_dns_connect */
+    struct vigil_sock *sock;   /* read-only: the socket given to vigil_dns_connect */
     union vigil_dns_addr addr; /* read-only: the address connected to (with the port),
                                   once the callback ran with 0 */
     uint32_t attempts;         /* read-only: attempts started so far */
@@ -259,7 +259,7 @@ VIGIL_EXPORT void vigil_dns_connect_options_init(struct vigil_dns_connect_option
  * call. Returns 0 when started, else: -EINVAL for a NULL argument, bad options, port 0;
  * -EBUSY if c is in flight; -ECANCELED once the loop was freed; -ENOMEM. If s is open
  * already when an attempt wins, the callback gets -EBUSY. */
-VIGIL_EXPORT int vigil_dns_connect(vigil_resolver *r, vigil_dns_conn *c, vigil_sock *s, const char *name,
+VIGIL_EXPORT int vigil_dns_connect(vigil_resolver *r, vigil_dns_conn *c, struct vigil_sock *s, const char *name,
                                    uint16_t port, const struct vigil_dns_connect_options *opt, vigil_dns_conn_cb cb);
 
 /* Cancels a connect by name in flight: its lookup is cancelled, its attempts' sockets

@@ -304,7 +304,7 @@ void vigil_dns_connect_options_init(struct vigil_dns_connect_options *opt)
     opt->delay_ns = VIGIL_DNS_CONNECT_DELAY_NS;
 }
 
-int vigil_dns_connect(vigil_resolver *r, vigil_dns_conn *c, vigil_sock *s, const char *name, uint16_t port,
+int vigil_dns_connect(vigil_resolver *r, vigil_dns_conn *c, struct vigil_sock *s, const char *name, uint16_t port,
                       const struct vigil_dns_connect_options *opt, vigil_dns_conn_cb cb)
 {
     struct vigil_dns_connect_options def;
