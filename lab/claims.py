@@ -12,7 +12,7 @@ A verdict is "holds", "falls short" (both figures measured, the comparison fails
 
 The issues' checker (../shared/targets.py, beside the repository) sets the same targets
 for its own use; tests/lab/claims_targets.py checks that the two read the same
-benchmarks, systems and metrics. Benchmarks the lab does not have yet (https-hello, py-http, py-tls-echo, py-files) add their
+benchmarks, systems and metrics. Benchmarks the lab does not have yet (py-http, py-tls-echo, py-files) add their
 claims here with their folders.
 
   python3 lab/claims.py [results.jsonl] [bench ...]
@@ -487,9 +487,25 @@ def _resolve():
            R(b, "c-ares", cpu, inflight=n)) for n in (1, 100)]
 
 
+def _https_hello():
+    b = "https-hello"
+    out = []
+    for c in (100, 1000):
+        ka = dict(not_case="handshake", conns=c)
+        out.append(C(f"TLS 1.3 keep-alive, {c} connections: requests/s at least 0.97x nginx's",
+                     R(b, "vigil", "requests_per_s", **ka), ">=", R(b, "nginx", "requests_per_s", **ka), 0.97))
+        out.append(C(f"TLS 1.3 keep-alive, {c} connections: server CPU per request at most nginx's",
+                     R(b, "vigil", "server_cpu_ns_per_request", **ka), "<=",
+                     R(b, "nginx", "server_cpu_ns_per_request", **ka)))
+    out.append(C("a full handshake per request, 100 connections: handshakes/s at least 0.95x nginx's",
+                 R(b, "vigil", "handshakes_per_s", case="handshake full", conns=100), ">=",
+                 R(b, "nginx", "handshakes_per_s", case="handshake full", conns=100), 0.95))
+    return out
+
+
 CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full,
                          _mq_pingpong, _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair,
-                         _py_echo, _py_timers, _spawn, _work_queue, _fs_ops, _resolve, _fs_watch)
+                         _py_echo, _py_timers, _spawn, _work_queue, _fs_ops, _resolve, _fs_watch, _https_hello)
           for c in part()]
 
 

@@ -187,6 +187,86 @@ VIGIL_EXPORT int vigil_resolver_stats_get(vigil_resolver *r, struct vigil_resolv
 /* A message for a lookup's status (VIGIL_DNS_E* or a negative errno). */
 VIGIL_EXPORT const char *vigil_dns_strerror(int status);
 
+/* ------------------------------------------------- connecting by name (Happy Eyeballs)
+ *
+ * vigil_dns_connect resolves a name and connects a TCP socket to it as RFC 8305 (Happy
+ * Eyeballs v2) says: both families are asked (A and AAAA in parallel, one lookup), the
+ * addresses are taken in the resolver's order (RFC 6724: IPv6 first where it is usable)
+ * with the families interleaved (the first address's family, then the other, then the
+ * first again...), and the next address's attempt is started `delay_ns` (250 ms) after
+ * the previous one while that one is still trying -- at once when it fails. The first
+ * attempt to connect wins: every other one is cancelled and its socket closed, and the
+ * winner is handed over on the caller's vigil_sock, open and connected, as
+ * vigil_net_connect leaves it. An overall timeout bounds the whole (lookup included).
+ *
+ *   vigil_dns_conn c = {0};                // caller-owned, zeroed before first use
+ *   vigil_sock s = {0};
+ *   vigil_dns_connect(r, &c, &s, "example.org", 443, NULL, on_conn);
+ *   ... on_conn(loop, &c, status): status 0: s is connected (c.addr says where to);
+ *       else VIGIL_DNS_E* from the lookup or a negative errno, s untouched
+ *
+ * Differences from RFC 8305: the lookup reports A and AAAA together once both are in
+ * (vigil_resolve), so there is no "resolution delay" of 50 ms for a late AAAA; the
+ * attempt delay is fixed per call (no RTT history). */
+
+struct vigil_sock; /* <vigil/net.h>'s vigil_sock (not typedef'd here: C99 forbids a second typedef) */
+typedef struct vigil_dns_conn vigil_dns_conn;
+
+/* status 0: the socket given to vigil_dns_connect is open (vigil owns its fd, as after
+ * vigil_sock_open) and connected to c->addr. status < 0: the lookup's error
+ * (VIGIL_DNS_E*, -EINVAL for a bad name...), -ETIMEDOUT when the overall timeout passed,
+ * -ECANCELED (vigil_dns_connect_cancel; vigil_resolver_free during the lookup;
+ * vigil_loop_free), or, when
+ * every address failed, the last attempt's error (-ECONNREFUSED, -ENETUNREACH...); the
+ * socket was not opened. Every attempt's socket but the winner's is closed before the
+ * callback runs. c may be started again (or freed) from here on. */
+typedef void (*vigil_dns_conn_cb)(vigil_loop *loop, vigil_dns_conn *c, int status);
+/* Called as each attempt starts (for logs and tests): its address (with the port) and
+ * its number (0, 1, ...). */
+typedef void (*vigil_dns_attempt_cb)(vigil_loop *loop, vigil_dns_conn *c, const union vigil_dns_addr *addr,
+                                     unsigned attempt);
+
+/* A connect by name: the caller's struct, zeroed before first use, reused after its
+ * callback. */
+struct vigil_dns_conn {
+    void *data;                /* the caller's */
+    struct vigil_sock *sock;   /* read-only: the socket given to vigil_dns_connect */
+    union vigil_dns_addr addr; /* read-only: the address connected to (with the port),
+                                  once the callback ran with 0 */
+    uint32_t attempts;         /* read-only: attempts started so far */
+    uint32_t naddr;            /* read-only: addresses the lookup gave (0 before) */
+    uint64_t private_[4];      /* the library's */
+};
+
+#define VIGIL_DNS_CONNECT_DELAY_NS 250000000 /* RFC 8305's connection attempt delay */
+
+struct vigil_dns_connect_options {
+    uint32_t size;                   /* sizeof(struct vigil_dns_connect_options); set by _init */
+    uint32_t flags;                  /* 0 */
+    int family;                      /* AF_UNSPEC (default), AF_INET or AF_INET6 only */
+    uint32_t resolve_flags;          /* VIGIL_RESOLVE_* for the lookup; default 0 */
+    int64_t timeout_ns;              /* overall, from the call; 0 (default): none */
+    int64_t delay_ns;                /* between attempts; default VIGIL_DNS_CONNECT_DELAY_NS;
+                                        10 ms to 2 s (RFC 8305's bounds are 100 ms to 2 s) */
+    vigil_dns_attempt_cb attempt_cb; /* NULL: none */
+    uint64_t reserved[4];            /* zero */
+};
+
+VIGIL_EXPORT void vigil_dns_connect_options_init(struct vigil_dns_connect_options *opt);
+
+/* Looks name up on r and connects s (zeroed, not open) to port on its addresses (see
+ * above); opt may be NULL for the defaults. cb runs once, later, never inside this
+ * call. Returns 0 when started, else: -EINVAL for a NULL argument, bad options, port 0;
+ * -EBUSY if c is in flight; -ECANCELED once the loop was freed; -ENOMEM. If s is open
+ * already when an attempt wins, the callback gets -EBUSY. */
+VIGIL_EXPORT int vigil_dns_connect(vigil_resolver *r, vigil_dns_conn *c, struct vigil_sock *s, const char *name,
+                                   uint16_t port, const struct vigil_dns_connect_options *opt, vigil_dns_conn_cb cb);
+
+/* Cancels a connect by name in flight: its lookup is cancelled, its attempts' sockets
+ * closed, and its callback runs once, later, with -ECANCELED. -ENOENT if c is not in
+ * flight (its callback ran, or is running). */
+VIGIL_EXPORT int vigil_dns_connect_cancel(vigil_dns_conn *c);
+
 #ifdef __cplusplus
 }
 #endif

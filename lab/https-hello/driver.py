@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""One https-hello step: starts a server pinned to CPU 0 (vigil's examples/https_hello,
+or nginx with `listen ... ssl` in a private prefix under --tmp), runs a client pinned to
+CPU 1 against it, stops the server and prints the records.
+
+Both servers and every client speak TLS 1.3 with one cipher suite (SUITE) and the
+lab's certificate (an ECDSA P-256 key, made once with `openssl req` into the build
+folder, beside the lab's programs): the suite is set in an OpenSSL configuration file
+given to every process of the step (OPENSSL_CONF: MinProtocol TLSv1.3, Ciphersuites), so
+a server cannot pick another, and nginx is told the same in its own directives.
+
+  --mode wrk        `wrk -t1 -c N -d S --latency https://127.0.0.1:PORT/`, keep-alive:
+                    requests_per_s, server_cpu_ns_per_request, latency_us, client_busy
+  --mode full       hs_client: N connections, each one handshake, one request, then
+  --mode resumed    closed and replaced (resumed: offering the newest session ticket):
+                    handshakes_per_s, server_cpu_ns_per_handshake, client_busy; the
+                    suite and protocol the client saw, and resumed_share (resumed: at
+                    least 0.9, else the step fails: the server did not resume)
+
+  driver.py --bin DIR --system vigil|nginx --mode wrk|full|resumed --conns N --seconds S --tmp DIR
+
+Exit 77 (skipped) when https_hello, hs_client, nginx, wrk or openssl is missing.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "common"))
+import netsrv  # noqa: E402
+
+# wrk reports its latency histogram (1 us buckets) and totals through this script (as in
+# lab/http-hello/driver.py: a folder does not import another's files).
+WRK_LUA = """\
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("lab-summary %d %d %d %d %d %d %d\\n", summary.requests, summary.duration,
+                         e.connect, e.read, e.write, e.status, e.timeout))
+  io.write("lab-hist")
+  for i = 1, #latency do
+    local v, c = latency(i)
+    io.write(string.format(" %d:%d", v, c))
+  end
+  io.write("\\n")
+end
+"""
+
+
+def hist_of(line):
+    """wrk's 1-us buckets, merged to 3 significant digits."""
+    out = {}
+    for item in line.split()[1:]:
+        v, c = item.split(":")
+        v = int(v)
+        q = 10 ** max(0, len(str(v)) - 3)
+        k = (v // q) * q + (q - 1) / 2 if q > 1 else v
+        out[k] = out.get(k, 0) + int(c)
+    return sorted(out.items())
+
+
+def pctl(hist, q):
+    n = sum(c for _, c in hist)
+    want, seen = int((n - 1) * q), 0
+    for v, c in hist:
+        seen += c
+        if seen > want:
+            return v
+    return hist[-1][0]
+
+SUITE = "TLS_AES_128_GCM_SHA256"
+OPENSSL_CNF = f"""\
+openssl_conf = lab_init
+[lab_init]
+ssl_conf = lab_ssl
+[lab_ssl]
+system_default = lab_default
+[lab_default]
+MinProtocol = TLSv1.3
+Ciphersuites = {SUITE}
+"""
+NGINX_SSL = """listen 127.0.0.1:{port} ssl;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        ssl_protocols TLSv1.3;
+        ssl_conf_command Ciphersuites {suite};
+        ssl_session_tickets on;"""
+
+
+def certificate(bin_dir):
+    """(cert, key, openssl.cnf) in the build folder, made on first use (a fresh folder
+    renamed into place, so that two steps never see half a certificate)."""
+    d = os.path.join(os.path.dirname(os.path.abspath(bin_dir)), "https-hello-cert")
+    cert, key, cnf = (os.path.join(d, f) for f in ("cert.pem", "key.pem", "openssl.cnf"))
+    if os.path.exists(cnf) and time.time() - os.path.getmtime(cert) < 20 * 86400:
+        return cert, key, cnf
+    openssl = shutil.which("openssl")
+    if not openssl:
+        netsrv.skip("openssl is not installed (the lab makes its certificate with `openssl req`)")
+    tmp = f"{d}.{os.getpid()}"
+    os.makedirs(tmp, exist_ok=True)
+    subprocess.run([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", os.path.join(tmp, "key.pem"), "-out", os.path.join(tmp, "cert.pem"), "-days", "30",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(tmp, "openssl.cnf"), "w") as f:
+        f.write(OPENSSL_CNF)
+    shutil.rmtree(d, ignore_errors=True)
+    try:
+        os.rename(tmp, d)
+    except OSError:  # another step made it first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return cert, key, cnf
+
+
+def nginx_argv(tmp, port, cert, key):
+    argv = netsrv.nginx_argv(tmp, port)  # http-hello's nginx: one worker, return 200
+    if not argv:
+        netsrv.skip("nginx is not installed (Debian: nginx-light)")
+    conf = argv[argv.index("-c") + 1]
+    with open(conf) as f:
+        text = f.read()
+    plain = f"listen 127.0.0.1:{port};"
+    if plain not in text:
+        raise RuntimeError("lab/common/netsrv.py's nginx configuration changed: no plain listen line to make ssl")
+    with open(conf, "w") as f:
+        f.write(text.replace(plain, NGINX_SSL.format(port=port, cert=cert, key=key, suite=SUITE)))
+    return argv
+
+
+def vigil_prog(bin_dir):
+    """The example: the lab's link to it, else the build's examples folder."""
+    for p in (os.path.join(bin_dir, "https_hello"),
+              os.path.join(os.path.dirname(os.path.abspath(bin_dir)), "examples", "https_hello")):
+        if os.access(p, os.X_OK):
+            return p
+    netsrv.skip("program https_hello not built (examples/https_hello.c)")
+
+
+def client(argv, env, seconds):
+    """Runs a client pinned to CPU 1; (stdout, its CPU ns, wall s)."""
+    r0, t0 = os.times(), time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         preexec_fn=netsrv.pinned(netsrv.CLIENT_CPU))
+    try:
+        out, err = p.communicate(timeout=float(seconds) + 60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise RuntimeError(f"{os.path.basename(argv[0])} did not finish")
+    wall, r1 = time.monotonic() - t0, os.times()
+    sys.stderr.write(err[-2000:])
+    if p.returncode != 0:
+        raise RuntimeError(f"{os.path.basename(argv[0])} exited {p.returncode}: {err.strip()[-200:]}")
+    busy = (r1.children_user + r1.children_system - r0.children_user - r0.children_system) * 1e9
+    return out, busy, wall
+
+
+def run_wrk(a, port, env, keys):
+    wrk = shutil.which("wrk")
+    if not wrk:
+        netsrv.skip("wrk is not installed")
+    script = os.path.join(a.tmp, "lab-https.lua")
+    with open(script, "w") as f:
+        f.write(WRK_LUA)
+    argv = [wrk, "-t1", f"-c{a.conns}", f"-d{max(1, round(a.seconds))}s", "--latency", "-s", script,
+            f"https://127.0.0.1:{port}/"]
+    return argv, lambda out, cpu, busy, wall: wrk_records(a, out, cpu, busy, wall, keys)
+
+
+def wrk_records(a, out, cpu, busy, wall, keys):
+    summary = next((ln.split() for ln in out.splitlines() if ln.startswith("lab-summary ")), None)
+    hline = next((ln for ln in out.splitlines() if ln.startswith("lab-hist")), None)
+    if not summary or hline is None:
+        raise RuntimeError("wrk printed no lab-summary (its Lua script did not run)")
+    reqs, dur_us = int(summary[1]), int(summary[2])
+    errs = dict(zip(("connect", "read", "write", "status", "timeout"), map(int, summary[3:8])))
+    print(f"https-hello {a.system} conns {a.conns}: {reqs} requests in {dur_us / 1e6:.2f} s "
+          f"({reqs / (dur_us / 1e6):.0f}/s), server {cpu / max(reqs, 1):.0f} ns/request, errors {errs}",
+          file=sys.stderr)
+    if reqs == 0:
+        raise RuntimeError("no request completed")
+    if errs["status"] or errs["connect"]:
+        raise RuntimeError(f"wrk saw errors: {errs}")
+    hist = hist_of(hline)
+    return [dict(keys, metric="requests_per_s", value=round(reqs / (dur_us / 1e6), 4), total=reqs, per=dur_us / 1e6),
+            dict(keys, metric="server_cpu_ns_per_request", value=round(cpu / reqs, 4), total=cpu, per=reqs),
+            dict(keys, metric="latency_us", value=pctl(hist, 0.5), p50=pctl(hist, 0.5), p99=pctl(hist, 0.99),
+                 n=sum(c for _, c in hist), hist=[[v, c] for v, c in hist]),
+            dict(keys, metric="client_busy", value=round(busy / (wall * 1e9), 4), total=busy, per=wall * 1e9)]
+
+
+def hs_records(a, out, cpu, busy, wall, keys):
+    line = next((ln for ln in out.splitlines() if ln.startswith("hs_client ")), None)
+    if not line:
+        raise RuntimeError("hs_client printed no result line")
+    f = dict(kv.split("=", 1) for kv in line.split()[1:])
+    hs, resumed, errs, secs = int(f["handshakes"]), int(f["resumed"]), int(f["errors"]), float(f["seconds"])
+    print(f"https-hello {a.system} {a.mode} handshakes conns {a.conns}: {hs} in {secs:.2f} s ({hs / secs:.0f}/s), "
+          f"resumed {resumed}, errors {errs}, server {cpu / max(hs, 1):.0f} ns/handshake, {f['version']} {f['cipher']}",
+          file=sys.stderr)
+    if hs == 0:
+        raise RuntimeError("no handshake completed")
+    if errs > hs // 100:
+        raise RuntimeError(f"{errs} connections failed ({hs} completed)")
+    if f["version"] != "TLSv1.3" or f["cipher"] != SUITE:
+        raise RuntimeError(f"negotiated {f['version']} {f['cipher']}, not TLSv1.3 {SUITE}")
+    share = resumed / hs
+    if a.mode == "resumed" and share < 0.9:
+        raise RuntimeError(f"only {share:.0%} of the handshakes were resumed: the server does not resume sessions")
+    keys = dict(keys, cipher=f["cipher"])
+    return [dict(keys, metric="handshakes_per_s", value=round(hs / secs, 4), total=hs, per=secs),
+            dict(keys, metric="server_cpu_ns_per_handshake", value=round(cpu / hs, 4), total=cpu, per=hs),
+            dict(keys, metric="resumed_share", value=round(share, 4)),
+            dict(keys, metric="client_busy", value=round(busy / (wall * 1e9), 4), total=busy, per=wall * 1e9)]
+
+
+def main(argv):
+    ap = netsrv.args(__doc__)
+    ap.add_argument("--mode", choices=("wrk", "full", "resumed"), required=True)
+    ap.add_argument("--conns", type=int, required=True)
+    ap.add_argument("--seconds", type=float, default=2.0)
+    a = ap.parse_args(argv)
+    cert, key, cnf = certificate(a.bin)
+    env = dict(os.environ, OPENSSL_CONF=cnf)
+    port = netsrv.free_port()
+    if a.mode == "wrk":
+        case = "https_hello example" if a.system == "vigil" else "return 200 ssl"
+    else:
+        case = f"handshake {a.mode}"
+    keys = {"bench": "https-hello", "system": a.system, "case": case, "conns": a.conns}
+    if a.mode == "wrk":
+        cargv, records = run_wrk(a, port, env, keys)
+    else:
+        hs = os.path.join(a.bin, "hs_client")
+        if not os.access(hs, os.X_OK):
+            netsrv.skip("program hs_client not built (OpenSSL 3's libssl-dev missing?)")
+        cargv = [hs, "--port", port, "--conns", a.conns, "--seconds", a.seconds, "--ciphersuite", SUITE]
+        cargv = [str(x) for x in cargv + (["--resume"] if a.mode == "resumed" else [])]
+        records = lambda out, cpu, busy, wall: hs_records(a, out, cpu, busy, wall, keys)  # noqa: E731
+    if a.system == "vigil":
+        server, ready = [vigil_prog(a.bin), "--cert", cert, "--key", key, port], "line"
+    else:
+        server, ready = nginx_argv(a.tmp, port, cert, key), "port"
+    stop = signal.SIGTERM
+    with netsrv.Server(server, port, ready=ready, stop_signal=stop, env={"OPENSSL_CONF": cnf}) as srv:
+        c0 = srv.cpu_ns()
+        out, busy, wall = client(cargv, env, a.seconds)
+        c1 = srv.cpu_ns()
+        if not srv.alive():
+            raise RuntimeError(f"the server exited during the run (status {srv.p.returncode})")
+        rc = srv.stop()
+        if rc != 0:
+            raise RuntimeError(f"the server did not exit 0 on {stop.name} (status {rc})")
+    for r in records(out, c1 - c0, busy, wall):
+        print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
