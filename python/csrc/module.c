@@ -10,6 +10,7 @@
  *   io.c        readers and writers (add_reader/add_writer)
  *   loop.c      the Loop type: create/close, call_soon/call_later/call_at
  *   stream.c    the stream socket transport's read/write path (TransportIO)
+ *   mq.c        vigil's POSIX message queues for the loop (MQ; vigil.mq's core)
  * Files to come, each a handle kind of its own (enum vpy_kind, a vpy_handle_ops) and,
  * where Python sees it, a type added from the exec slot below:
  *   dgram.c     the datagram transport
@@ -76,7 +77,8 @@ static int mod_exec(PyObject *m)
     if (!(st->kw_loop = Py_BuildValue("(s)", "loop")) || !(st->minus_one = PyLong_FromLong(-1)) ||
         !(st->str_protocol_paused = PyUnicode_InternFromString("_protocol_paused")))
         return -1;
-    if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0)
+    if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
+        vpy_mq_type_add(m, st) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "libvigil_version", vigil_version_string());
 }
