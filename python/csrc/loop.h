@@ -42,6 +42,7 @@ enum vpy_kind {
     VPY_KIND_FD,     /* struct vpy_fdwatch: a vigil_io for add_reader/add_writer (io.c) */
     VPY_KIND_STREAM, /* TransportObject: a vigil_sock (stream.c) */
     VPY_KIND_MQ,     /* one direction of an MQObject: a vigil_mq_watch (mq.c) */
+    VPY_KIND_PROC,   /* ProcObject: a running vigil_proc (proc.c) */
     VPY_KIND_COUNT
 };
 
