@@ -22,6 +22,7 @@ Popen's default)."""
 import grp
 import os
 import pwd
+import select
 import socket
 import subprocess
 
@@ -37,8 +38,14 @@ _DEFAULTS = {"preexec_fn": None, "close_fds": True, "pass_fds": (), "restore_sig
 _HANDLED = {"executable", "env", "cwd", "start_new_session", "process_group", "user", "group"}
 
 
+# True: every child through asyncio's Popen transport (the tests of that path set it).
+FORCE_POPEN = False
+
+
 def vigil_can_start(kwargs):
     """True if vigil_proc can start the child these Popen keywords describe."""
+    if FORCE_POPEN:
+        return False
     for k, v in kwargs.items():
         if k in _HANDLED:
             continue
@@ -74,7 +81,31 @@ class _Popen:
         self._rc = rc
 
     def poll(self):
-        return self.returncode
+        """The returncode, or None while the child runs. Looks at the child through its
+        pidfd without reaping it (vigil reaps it and the loop reports the exit)."""
+        rc = self.returncode
+        if rc is None:
+            pidfd = self._core.pidfd
+            if pidfd >= 0:
+                try:
+                    r = os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+                except ChildProcessError:
+                    r = None
+                if r is not None:
+                    rc = -r.si_status if r.si_code in (os.CLD_KILLED, os.CLD_DUMPED) else r.si_status
+                    self._rc = rc
+        return rc
+
+    def wait(self, timeout=None):
+        """Blocks (as Popen.wait) until the child exits; subprocess.TimeoutExpired."""
+        if self.poll() is None:
+            pidfd = self._core.pidfd
+            if pidfd >= 0:
+                p = select.poll()
+                p.register(pidfd, select.POLLIN)
+                if not p.poll(None if timeout is None else int(timeout * 1000)):
+                    raise subprocess.TimeoutExpired(self.args, timeout)
+        return self.poll()
 
     def send_signal(self, sig):
         if self.returncode is None:
@@ -158,7 +189,7 @@ class VigilSubprocessTransport(base_subprocess.BaseSubprocessTransport):
         finally:
             for fd in opened:
                 os.close(fd)
-        socks = [socket.socket(fileno=fd) if fd >= 0 else None for fd in core.stdio_fds()]
+        socks = [PipeSocket(fileno=fd) if fd >= 0 else None for fd in core.stdio_fds()]
         self._proc = _Popen(args, core, *socks)
 
     def _vigil_exited(self, returncode):
@@ -167,17 +198,23 @@ class VigilSubprocessTransport(base_subprocess.BaseSubprocessTransport):
         self._process_exited(returncode)
 
     async def _connect_pipes(self, waiter):
+        # BaseSubprocessTransport's, with stdin's protocol one that takes a socket's
+        # events; connect_read_pipe/connect_write_pipe make the C stream transport for
+        # a PipeSocket (vigil._loop's _make_read_pipe_transport).
         try:
             proc = self._proc
             loop = self._loop
-            for fd, sock in enumerate((proc.stdin, proc.stdout, proc.stderr)):
-                if sock is None:
-                    continue
-                proto = (_WriteProto if fd == 0 else base_subprocess.ReadSubprocessPipeProto)(self, fd)
-                w = loop.create_future()
-                loop._make_socket_transport(sock, proto, w)
-                await w
-                self._pipes[fd] = proto
+            if proc.stdin is not None:
+                _, pipe = await loop.connect_write_pipe(lambda: _WriteProto(self, 0), proc.stdin)
+                self._pipes[0] = pipe
+            if proc.stdout is not None:
+                _, pipe = await loop.connect_read_pipe(lambda: base_subprocess.ReadSubprocessPipeProto(self, 1),
+                                                       proc.stdout)
+                self._pipes[1] = pipe
+            if proc.stderr is not None:
+                _, pipe = await loop.connect_read_pipe(lambda: base_subprocess.ReadSubprocessPipeProto(self, 2),
+                                                       proc.stderr)
+                self._pipes[2] = pipe
             assert self._pending_calls is not None
             loop.call_soon(self._protocol.connection_made, self)
             for callback, data in self._pending_calls:
@@ -191,6 +228,13 @@ class VigilSubprocessTransport(base_subprocess.BaseSubprocessTransport):
         else:
             if waiter is not None and not waiter.cancelled():
                 waiter.set_result(None)
+
+
+class PipeSocket(socket.socket):
+    """The parent's end of a child's stdio socketpair: the loop carries it on its C
+    stream transport where asyncio would make a pipe transport."""
+
+    __slots__ = ()
 
 
 class _WriteProto(base_subprocess.WriteSubprocessPipeProto):
