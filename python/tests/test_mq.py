@@ -178,5 +178,13 @@ def test_loop_close_stops_watchers():
     loop.run_until_complete(asyncio.sleep(0))
     loop.close()
     assert not q._q.watching(False)
+
+    async def again():  # the queue goes on with the next loop
+        g = asyncio.ensure_future(q.get())
+        await asyncio.sleep(0)
+        q.put_nowait(b"next", 4)
+        return await g
+
+    assert run(again()) == (b"next", 4)
     q.close()
     gc.collect()

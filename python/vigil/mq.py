@@ -82,7 +82,7 @@ class MessageQueue:
 
     def _bind(self):
         loop = asyncio.get_running_loop()
-        if self._loop is None:
+        if self._loop is None or (self._loop.is_closed() and not self._getters and not self._putters):
             if not isinstance(loop, _core.Loop):
                 raise RuntimeError("vigil.mq needs vigil's event loop running")
             self._loop = loop
