@@ -267,6 +267,19 @@ static PyObject *mqo_watching(MQObject *q, PyObject *arg)
     return PyBool_FromLong(q->dir[writable ? 1 : 0].on);
 }
 
+/* threaded(writable): None while that side is not watched, else whether its watcher
+ * waits through vigil's helper thread (False: in the loop's io_uring). */
+static PyObject *mqo_threaded(MQObject *q, PyObject *arg)
+{
+    int writable = PyObject_IsTrue(arg);
+    if (writable < 0)
+        return NULL;
+    struct vpy_mqdir *d = &q->dir[writable ? 1 : 0];
+    if (!d->on)
+        Py_RETURN_NONE;
+    return PyBool_FromLong(vigil_mq_watch_threaded(&d->w));
+}
+
 /* getattr() -> (flags, maxmsg, msgsize, curmsgs) */
 static PyObject *mqo_getattr(MQObject *q, PyObject *unused)
 {
@@ -334,6 +347,7 @@ static PyMethodDef mqo_methods[] = {
     {"watch", (PyCFunction)mqo_watch, METH_VARARGS, NULL},
     {"unwatch", (PyCFunction)mqo_unwatch, METH_O, NULL},
     {"watching", (PyCFunction)mqo_watching, METH_O, NULL},
+    {"threaded", (PyCFunction)mqo_threaded, METH_O, NULL},
     {"getattr", (PyCFunction)mqo_getattr, METH_NOARGS, NULL},
     {"close", (PyCFunction)mqo_close, METH_NOARGS, NULL},
     {"unlink", (PyCFunction)mqo_unlink, METH_O | METH_STATIC, NULL},

@@ -188,3 +188,28 @@ def test_loop_close_stops_watchers():
     assert run(again()) == (b"next", 4)
     q.close()
     gc.collect()
+
+
+def test_waits_in_the_loop():
+    """A waiting get() costs a vigil helper thread exactly when vigil says its watcher is
+    threaded (epoll, poll; io_uring before Linux 6.7), and none on io_uring with the
+    futex wait in the ring. No thread of Python's either way."""
+    def tasks():
+        return len(os.listdir("/proc/self/task"))
+
+    async def main():
+        q = await vigil.mq.open("/t", create=True)
+        before = tasks()
+        g = asyncio.ensure_future(q.get())
+        await asyncio.sleep(0)
+        during, threaded = tasks(), q._q.threaded(False)
+        q.put_nowait(b"m", 1)
+        await g
+        q.close()
+        return before, during, threaded, asyncio.get_running_loop().backend
+
+    before, during, threaded, backend = run(main())
+    print(f"backend {backend}: {'helper thread' if threaded else 'no thread'}")
+    assert during - before == (1 if threaded else 0)
+    if backend != "uring":
+        assert threaded
