@@ -96,8 +96,8 @@ static void dir_loop_freed(LoopObject *l, struct vpy_handle *lh)
 
 static int dir_traverse(struct vpy_handle *lh, visitproc visit, void *arg)
 {
-    struct vpy_mqdir *d = vpy_container_of(lh, struct vpy_mqdir, lh);
-    Py_VISIT((PyObject *)d->cb);
+    /* The loop holds a reference to the owner per direction on (as to a timer). */
+    Py_VISIT((PyObject *)vpy_container_of(lh, struct vpy_mqdir, lh)->owner);
     return 0;
 }
 
@@ -327,8 +327,10 @@ static PyObject *mqo_unlink(PyObject *type, PyObject *arg)
 static int mqo_traverse(MQObject *q, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(q));
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         Py_VISIT((PyObject *)q->dir[i].cb);
+        Py_VISIT((PyObject *)q->dir[i].loop);
+    }
     return 0;
 }
 

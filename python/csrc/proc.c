@@ -77,9 +77,8 @@ static void proc_loop_freed(LoopObject *l, struct vpy_handle *lh)
 
 static int proc_traverse(struct vpy_handle *lh, visitproc visit, void *arg)
 {
-    ProcObject *po = vpy_container_of(lh, ProcObject, lh);
-    Py_VISIT(po->on_exit);
-    Py_VISIT(po->context);
+    /* The loop holds a reference to the Process while it runs (as to a timer). */
+    Py_VISIT((PyObject *)vpy_container_of(lh, ProcObject, lh));
     return 0;
 }
 
@@ -252,6 +251,7 @@ static PyObject *proc_pidfd_get(ProcObject *po, void *unused)
 static int proc_tp_traverse(ProcObject *po, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(po));
+    Py_VISIT((PyObject *)po->loop);
     Py_VISIT(po->on_exit);
     Py_VISIT(po->context);
     return 0;
