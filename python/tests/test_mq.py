@@ -213,3 +213,53 @@ def test_waits_in_the_loop():
     assert during - before == (1 if threaded else 0)
     if backend != "uring":
         assert threaded
+
+
+def test_against_a_model():
+    """Random puts and gets (waiting and not, several priorities, a full and an empty
+    queue) compared at every step with a model: highest priority first, FIFO within
+    one (the oracle), plus the queue's own count."""
+    import random
+
+    rng = random.Random(30)
+
+    async def main():
+        q = await vigil.mq.open("/model", create=True, maxmsg=5, msgsize=16)
+        model = []  # (-priority, seq, data)
+        seq = 0
+        for step in range(3000):
+            op = rng.random()
+            if op < 0.5:
+                data, prio = b"%d" % step, rng.choice((0, 1, 7, 32767))
+                if len(model) == q.attributes()[0]:
+                    with pytest.raises(BlockingIOError):
+                        q.put_nowait(data, prio)
+                    # a waiting put(), completed by a get
+                    t = asyncio.ensure_future(q.put(data, prio))
+                    await asyncio.sleep(0)
+                    assert not t.done()
+                    model.sort()
+                    want = model.pop(0)
+                    assert q.get_nowait() == (want[2], -want[0])
+                    await t
+                else:
+                    q.put_nowait(data, prio)
+                seq += 1
+                model.append((-prio, seq, data))
+            elif model:
+                model.sort()
+                want = model.pop(0)
+                got = await q.get() if op < 0.8 else q.get_nowait()
+                assert got == (want[2], -want[0]), step
+            else:
+                with pytest.raises(BlockingIOError):
+                    q.get_nowait()
+                t = asyncio.ensure_future(q.get())
+                await asyncio.sleep(0)
+                assert not t.done()
+                q.put_nowait(b"w", 3)
+                assert await t == (b"w", 3)
+            assert q.qsize() == len(model)
+        q.close()
+
+    run(main())
