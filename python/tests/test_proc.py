@@ -54,6 +54,8 @@ def test_protocol_events_and_exit_code():
         tr, pr = await loop.subprocess_exec(
             Recorder, PY, "-c", "import sys; sys.stdout.write('out'); sys.stderr.write('err'); sys.exit(7)")
         assert isinstance(tr, _subprocess.VigilSubprocessTransport)
+        for fd in (0, 1, 2):  # the pipe object, as asyncio's pipe transports give it
+            assert tr.get_pipe_transport(fd).get_extra_info("pipe").fileno() >= 0
         await pr.done
         rc = tr.get_returncode()
         tr.close()
