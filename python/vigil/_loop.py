@@ -600,7 +600,8 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
 
     def _make_write_pipe_transport(self, pipe, protocol, waiter=None, extra=None):
         if isinstance(pipe, _subprocess.PipeSocket):
-            return self._make_socket_transport(pipe, protocol, waiter, extra=dict(extra or {}, pipe=pipe))
+            return self._make_socket_transport(pipe, _subprocess.StdinProtocol(protocol), waiter,
+                                               extra=dict(extra or {}, pipe=pipe))
         return unix_events._UnixWritePipeTransport(self, pipe, protocol, waiter, extra)
 
     async def _make_subprocess_transport(self, protocol, args, shell, stdin, stdout, stderr, bufsize,

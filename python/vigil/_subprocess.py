@@ -26,7 +26,7 @@ import select
 import socket
 import subprocess
 
-from asyncio import base_subprocess
+from asyncio import base_subprocess, protocols
 
 from . import _core
 
@@ -197,50 +197,38 @@ class VigilSubprocessTransport(base_subprocess.BaseSubprocessTransport):
             return  # the transport is finished already
         self._process_exited(returncode)
 
-    async def _connect_pipes(self, waiter):
-        # BaseSubprocessTransport's, with stdin's protocol one that takes a socket's
-        # events; connect_read_pipe/connect_write_pipe make the C stream transport for
-        # a PipeSocket (vigil._loop's _make_read_pipe_transport).
-        try:
-            proc = self._proc
-            loop = self._loop
-            if proc.stdin is not None:
-                _, pipe = await loop.connect_write_pipe(lambda: _WriteProto(self, 0), proc.stdin)
-                self._pipes[0] = pipe
-            if proc.stdout is not None:
-                _, pipe = await loop.connect_read_pipe(lambda: base_subprocess.ReadSubprocessPipeProto(self, 1),
-                                                       proc.stdout)
-                self._pipes[1] = pipe
-            if proc.stderr is not None:
-                _, pipe = await loop.connect_read_pipe(lambda: base_subprocess.ReadSubprocessPipeProto(self, 2),
-                                                       proc.stderr)
-                self._pipes[2] = pipe
-            assert self._pending_calls is not None
-            loop.call_soon(self._protocol.connection_made, self)
-            for callback, data in self._pending_calls:
-                loop.call_soon(callback, *data)
-            self._pending_calls = None
-        except (SystemExit, KeyboardInterrupt):
-            raise
-        except BaseException as exc:
-            if waiter is not None and not waiter.cancelled():
-                waiter.set_exception(exc)
-        else:
-            if waiter is not None and not waiter.cancelled():
-                waiter.set_result(None)
-
 
 class PipeSocket(socket.socket):
-    """The parent's end of a child's stdio socketpair: the loop carries it on its C
-    stream transport where asyncio would make a pipe transport."""
+    """The parent's end of a child's stdio socketpair: connect_read_pipe and
+    connect_write_pipe (called by BaseSubprocessTransport._connect_pipes) carry it on the
+    loop's C stream transport where asyncio would make a pipe transport."""
 
     __slots__ = ()
 
 
-class _WriteProto(base_subprocess.WriteSubprocessPipeProto):
-    """stdin's protocol on a socket: what the child might write back into its stdin is
-    dropped; its end closing (it closed stdin or exited) ends the pipe, as a pipe's
-    reader closing ends asyncio's write pipe transport."""
+class StdinProtocol(protocols.Protocol):
+    """stdin's protocol on its socket (vigil._loop's _make_write_pipe_transport puts it
+    between the C transport and asyncio's WriteSubprocessPipeProto, so that CPython's
+    own _connect_pipes, of whatever version, runs unchanged): what the child might write
+    back into its stdin is dropped; its end closing (it closed stdin or exited) ends the
+    pipe, as a pipe's reader closing ends asyncio's write pipe transport."""
+
+    __slots__ = ("_proto",)
+
+    def __init__(self, proto):
+        self._proto = proto
+
+    def connection_made(self, transport):
+        self._proto.connection_made(transport)
+
+    def connection_lost(self, exc):
+        self._proto.connection_lost(exc)
+
+    def pause_writing(self):
+        self._proto.pause_writing()
+
+    def resume_writing(self):
+        self._proto.resume_writing()
 
     def data_received(self, data):
         pass
