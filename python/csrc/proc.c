@@ -223,12 +223,16 @@ static PyObject *proc_stdio_fds(ProcObject *po, PyObject *unused)
 /* send_signal(sig): by pidfd; nothing once the exit is known (as Popen). */
 static PyObject *proc_send_signal(ProcObject *po, PyObject *arg)
 {
-    int sig = _PyLong_AsInt(arg);
+    long sig = PyLong_AsLong(arg); /* (_PyLong_AsInt is gone in 3.13) */
     if (sig == -1 && PyErr_Occurred())
         return NULL;
+    if (sig < 0 || sig > 64) {
+        PyErr_SetString(PyExc_ValueError, "signal number out of range");
+        return NULL;
+    }
     if (po->returncode != RC_RUNNING || !po->loop || !po->loop->vl)
         Py_RETURN_NONE;
-    int r = vigil_proc_kill(po->loop->vl, &po->p, sig);
+    int r = vigil_proc_kill(po->loop->vl, &po->p, (int)sig);
     if (r == -ESRCH)
         Py_RETURN_NONE; /* exited, the exit not yet delivered */
     if (r < 0)
