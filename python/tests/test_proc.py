@@ -280,3 +280,37 @@ def test_loop_closed_with_child_running():
         del p
         import gc
         gc.collect()
+
+
+def test_64mib_to_stdin_with_drain():
+    """64 MiB written into a child's stdin in 1 MiB pieces, each followed by drain():
+    the child (reading in small pieces) sees every byte in order, and what the loop
+    buffers stays bounded (drain waits for the transport to fall below its limit)."""
+    total = 64 << 20
+    code = ("import sys, hashlib\n"
+            "h = hashlib.sha256(); n = 0\n"
+            "while True:\n"
+            "    b = sys.stdin.buffer.read1(4096)\n"
+            "    if not b: break\n"
+            "    h.update(b); n += len(b)\n"
+            "print(n, h.hexdigest())\n")
+
+    async def main():
+        p = await asyncio.create_subprocess_exec(PY, "-c", code, stdin=asyncio.subprocess.PIPE,
+                                                 stdout=asyncio.subprocess.PIPE)
+        h = hashlib.sha256()
+        piece = bytes(range(256)) * 4096
+        most = 0
+        for i in range(total // len(piece)):
+            c = piece[i:] + piece[:i]
+            h.update(c)
+            p.stdin.write(c)
+            most = max(most, p.stdin.transport.get_write_buffer_size())
+            await p.stdin.drain()
+        p.stdin.close()
+        out, _ = await p.communicate()
+        return out.decode().split(), h.hexdigest(), await p.wait(), most
+
+    (n, digest), want, rc, most = run(main())
+    assert rc == 0 and int(n) == total and digest == want
+    assert most < 4 * len(bytes(range(256)) * 4096)  # one piece beyond the limit at most
