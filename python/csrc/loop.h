@@ -5,6 +5,7 @@
  * through this header and its ops):
  *   module.c             the module: state, types, exec slot
  *   stream.c             the stream socket transport (TransportIO): kind STREAM
+ *   mq.c, proc.c         message queues (MQ): kind MQ; children (Process): kind PROC
  *   loop.c               the Loop type: create/close, call_soon/call_later/call_at
  *   io.c                 readers and writers: kind FD
  *   runloop.c, handle.c  the core: the handles' lists, recorded events, the ready queue
@@ -41,6 +42,8 @@ enum vpy_kind {
     VPY_KIND_TIMER,  /* TimerHandleObject: a vigil_timer (handle.c) */
     VPY_KIND_FD,     /* struct vpy_fdwatch: a vigil_io for add_reader/add_writer (io.c) */
     VPY_KIND_STREAM, /* TransportObject: a vigil_sock (stream.c) */
+    VPY_KIND_MQ,     /* one direction of an MQObject: a vigil_mq_watch (mq.c) */
+    VPY_KIND_PROC,   /* ProcObject: a running vigil_proc (proc.c) */
     VPY_KIND_COUNT
 };
 

@@ -10,11 +10,13 @@
  *   io.c        readers and writers (add_reader/add_writer)
  *   loop.c      the Loop type: create/close, call_soon/call_later/call_at
  *   stream.c    the stream socket transport's read/write path (TransportIO)
+ *   mq.c        vigil's POSIX message queues for the loop (MQ; vigil.mq's core)
+ *   proc.c      child processes by vigil_proc, exit by pidfd (Process; the subprocess
+ *               transport's core, its pipes the stream transport's sockets)
  * Files to come, each a handle kind of its own (enum vpy_kind, a vpy_handle_ops) and,
  * where Python sees it, a type added from the exec slot below:
  *   dgram.c     the datagram transport
  *   tls.c       the TLS transport (over stream.c's path)
- *   subproc.c   the subprocess transport (child processes, pipes)
  *   server.c    the listening server (accept in C)
  *   file.c      file I/O (vigil's file calls) */
 #include "module.h"
@@ -76,7 +78,8 @@ static int mod_exec(PyObject *m)
     if (!(st->kw_loop = Py_BuildValue("(s)", "loop")) || !(st->minus_one = PyLong_FromLong(-1)) ||
         !(st->str_protocol_paused = PyUnicode_InternFromString("_protocol_paused")))
         return -1;
-    if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0)
+    if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
+        vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "libvigil_version", vigil_version_string());
 }

@@ -71,5 +71,7 @@ static inline int64_t vpy_mono_ns(void)
 int vpy_handle_types_add(PyObject *m, vpy_state *st); /* handle.c */
 int vpy_loop_type_add(PyObject *m, vpy_state *st);    /* loop.c */
 int vpy_stream_type_add(PyObject *m, vpy_state *st);  /* stream.c */
+int vpy_mq_type_add(PyObject *m, vpy_state *st);      /* mq.c */
+int vpy_proc_type_add(PyObject *m, vpy_state *st);    /* proc.c */
 
 #endif

@@ -7,7 +7,8 @@
 #       here), with no compiler on PATH and only binary wheels allowed (pip cannot build
 #       anything), plus pytest, pytest-timeout and uvicorn from PyPI; then run the
 #       package's own tests (test_vigil_loop.py, test_asyncio_parity.py,
-#       test_uvicorn.py: uvicorn --loop vigil:new_event_loop) from the installed package.
+#       test_uvicorn.py: uvicorn --loop vigil:new_event_loop, test_proc.py, test_mq.py
+#       without its C peer) from the installed package.
 # Exit 77 with a SKIP: line when PyPI cannot be reached, the interpreter is missing or is
 # not the 3.11 the wheel is built for.
 set -u
@@ -83,7 +84,7 @@ for b in ("uring", "epoll", "poll"):
 PY
   mkdir tests
   cp "$here/tests/conftest.py" "$here/tests/test_vigil_loop.py" "$here/tests/test_asyncio_parity.py" \
-     "$here/tests/test_uvicorn.py" tests/
+     "$here/tests/test_uvicorn.py" "$here/tests/test_proc.py" "$here/tests/test_mq.py" tests/
   # -P and cwd outside the tree: "import vigil" is the installed wheel's
   VIGIL_REQUIRE_UVICORN=1 exec python -P -m pytest -q -rs -p no:cacheprovider --timeout 120 tests
   ;;

@@ -108,10 +108,30 @@ class StreamTests(test_streams.StreamTests):
 
 
 class SubprocessTests(test_subprocess.SubprocessMixin, test_utils.TestCase):
+    """Children started by vigil_proc (vigil._subprocess), but for the two tests that mock
+    subprocess.Popen to fail (vigil's path does not call it): those run on the Popen
+    path, as all of SubprocessPopenTests does."""
+
     def setUp(self):
         super().setUp()
         self.loop = vigil.Loop()
         self.set_event_loop(self.loop)
+        if self._testMethodName.startswith("test_popen_error"):
+            self._popen_only()
+
+    def _popen_only(self):
+        from vigil import _subprocess
+        _subprocess.FORCE_POPEN = True
+        self.addCleanup(setattr, _subprocess, "FORCE_POPEN", False)
+
+
+class SubprocessPopenTests(SubprocessTests):
+    """asyncio's Popen transport on vigil's loop (what vigil_proc cannot do: preexec_fn,
+    pass_fds...), the exit still seen through a pidfd on the loop."""
+
+    def setUp(self):
+        super().setUp()
+        self._popen_only()
 
 
 # Suites that take their loops from the event loop policy (IsolatedAsyncioTestCase,

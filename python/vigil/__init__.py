@@ -16,8 +16,10 @@ See vigil._loop for what is written in C and what in Python.
 """
 from ._loop import EventLoopPolicy, Loop, new_event_loop
 from ._core import libvigil_version
+from . import mq
+from .mq import MessageQueue
 
-__all__ = ("Loop", "EventLoopPolicy", "new_event_loop", "run")
+__all__ = ("Loop", "EventLoopPolicy", "new_event_loop", "run", "mq", "MessageQueue")
 
 
 def run(main, *, debug=None, **loop_kwargs):

@@ -19,9 +19,10 @@ construction and every method that would use them is replaced here or in C.
 
 Written here, in Python (rarely hot): the ``sock_*`` coroutines, ``_start_serving`` and
 the accept path, Unix sockets' address handling, the datagram transport, signals
-(``add_signal_handler`` through ``signal.set_wakeup_fd``), subprocesses (asyncio's own
-Unix subprocess and pipe transports; the child is watched with a pidfd on this loop, so
-no child watcher is needed), TLS (asyncio's own ``sslproto.SSLProtocol`` over the C
+(``add_signal_handler`` through ``signal.set_wakeup_fd``), subprocesses (vigil._subprocess:
+the child started by vigil_proc, its exit seen through its pidfd, its pipes the C stream
+transport's; what vigil_proc cannot do goes to asyncio's Popen transport, the exit still
+by a pidfd on this loop: no child watcher either way), TLS (asyncio's own ``sslproto.SSLProtocol`` over the C
 transport) and ``sendfile`` (``os.sendfile`` when the socket is writable).
 """
 
@@ -43,7 +44,7 @@ from asyncio import base_events, constants, coroutines, events, format_helpers
 from asyncio import futures, protocols, sslproto, transports, trsock, unix_events
 from asyncio.log import logger
 
-from . import _core
+from . import _core, _subprocess
 
 __all__ = ("Loop", "EventLoopPolicy", "new_event_loop")
 
@@ -593,17 +594,26 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         return _DatagramTransport(self, sock, protocol, address, waiter, extra)
 
     def _make_read_pipe_transport(self, pipe, protocol, waiter=None, extra=None):
+        if isinstance(pipe, _subprocess.PipeSocket):  # a child's stdio: the C transport
+            return self._make_socket_transport(pipe, protocol, waiter, extra=dict(extra or {}, pipe=pipe))
         return unix_events._UnixReadPipeTransport(self, pipe, protocol, waiter, extra)
 
     def _make_write_pipe_transport(self, pipe, protocol, waiter=None, extra=None):
+        if isinstance(pipe, _subprocess.PipeSocket):
+            return self._make_socket_transport(pipe, _subprocess.StdinProtocol(protocol), waiter,
+                                               extra=dict(extra or {}, pipe=pipe))
         return unix_events._UnixWritePipeTransport(self, pipe, protocol, waiter, extra)
 
     async def _make_subprocess_transport(self, protocol, args, shell, stdin, stdout, stderr, bufsize,
                                          extra=None, **kwargs):
         waiter = self.create_future()
-        transp = unix_events._UnixSubprocessTransport(self, protocol, args, shell, stdin, stdout, stderr,
-                                                      bufsize, waiter=waiter, extra=extra, **kwargs)
-        self._watch_child(transp.get_pid(), transp)
+        if _subprocess.vigil_can_start(kwargs):  # vigil_proc: exit by pidfd, pipes in C
+            transp = _subprocess.VigilSubprocessTransport(self, protocol, args, shell, stdin, stdout, stderr,
+                                                          bufsize, waiter=waiter, extra=extra, **kwargs)
+        else:  # what vigil_proc cannot do (preexec_fn, pass_fds...): Popen, exit by pidfd
+            transp = unix_events._UnixSubprocessTransport(self, protocol, args, shell, stdin, stdout, stderr,
+                                                          bufsize, waiter=waiter, extra=extra, **kwargs)
+            self._watch_child(transp.get_pid(), transp)
         try:
             await waiter
         except (SystemExit, KeyboardInterrupt):
