@@ -41,6 +41,7 @@ enum vpy_kind {
     VPY_KIND_TIMER,  /* TimerHandleObject: a vigil_timer (handle.c) */
     VPY_KIND_FD,     /* struct vpy_fdwatch: a vigil_io for add_reader/add_writer (io.c) */
     VPY_KIND_STREAM, /* TransportObject: a vigil_sock (stream.c) */
+    VPY_KIND_FILE,   /* struct freq: a vigil file request in flight (file.c) */
     VPY_KIND_COUNT
 };
 

@@ -16,7 +16,7 @@
  *   tls.c       the TLS transport (over stream.c's path)
  *   subproc.c   the subprocess transport (child processes, pipes)
  *   server.c    the listening server (accept in C)
- *   file.c      file I/O (vigil's file calls) */
+ *   file.c      file I/O through vigil's file engine (FileIO, file_open, file_stat...) */
 #include "module.h"
 
 #include <errno.h>
@@ -76,7 +76,8 @@ static int mod_exec(PyObject *m)
     if (!(st->kw_loop = Py_BuildValue("(s)", "loop")) || !(st->minus_one = PyLong_FromLong(-1)) ||
         !(st->str_protocol_paused = PyUnicode_InternFromString("_protocol_paused")))
         return -1;
-    if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0)
+    if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
+        vpy_file_type_add(m, st) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "libvigil_version", vigil_version_string());
 }

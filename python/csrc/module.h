@@ -72,5 +72,6 @@ static inline int64_t vpy_mono_ns(void)
 int vpy_handle_types_add(PyObject *m, vpy_state *st); /* handle.c */
 int vpy_loop_type_add(PyObject *m, vpy_state *st);    /* loop.c */
 int vpy_stream_type_add(PyObject *m, vpy_state *st);  /* stream.c */
+int vpy_file_type_add(PyObject *m, vpy_state *st);    /* file.c */
 
 #endif
