@@ -938,6 +938,27 @@ static PyType_Spec file_spec = {
 
 static PyTypeObject *file_type; /* for the check in file_open (a heap type of this module) */
 
+/* The engine, on a loop's first file call: io_uring on the uring backend, else the
+ * engine's threads, not vigil's AUTO choice of Linux AIO, which performs a buffered
+ * request synchronously inside io_submit (a read of an uncached file would stall the
+ * loop's thread). VIGIL_FILE_ENGINE, when set, decides instead. Later calls find the
+ * engine chosen (-EBUSY: a pointer test). */
+static void choose_engine(LoopObject *l)
+{
+    static int env = -1;
+    if (env < 0)
+        env = getenv("VIGIL_FILE_ENGINE") != NULL;
+    struct vigil_file_options opt;
+    vigil_file_options_init(&opt);
+    opt.engine = env ? VIGIL_FILE_ENGINE_AUTO
+                     : strcmp(vigil_loop_backend(l->vl), "uring") ? VIGIL_FILE_ENGINE_THREADS : VIGIL_FILE_ENGINE_URING;
+    int r = vigil_file_setup(l->vl, &opt);
+    if (r < 0 && r != -EBUSY && opt.engine == VIGIL_FILE_ENGINE_URING) {
+        opt.engine = VIGIL_FILE_ENGINE_AUTO; /* io_uring refused the file engine: vigil's fallback */
+        (void)vigil_file_setup(l->vl, &opt);
+    }
+}
+
 static LoopObject *loop_arg(PyObject *m, PyObject *o)
 {
     vpy_state *st = PyModule_GetState(m);
@@ -946,7 +967,10 @@ static LoopObject *loop_arg(PyObject *m, PyObject *o)
         return NULL;
     }
     LoopObject *l = (LoopObject *)o;
-    return vpy_check_open(l) < 0 ? NULL : l;
+    if (vpy_check_open(l) < 0)
+        return NULL;
+    choose_engine(l);
+    return l;
 }
 
 /* A path argument as bytes (os.fsencode's, done by vigil.files): refuses embedded NULs. */
