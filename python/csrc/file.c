@@ -52,6 +52,7 @@ enum fop {
     F_UNLINK,
     F_RENAME,
     F_MKDIR,
+    F_SENDFILE,
 };
 
 #define DIRBUF_LEN 32768
@@ -75,6 +76,7 @@ struct freq {
     Py_buffer view;     /* WRITE/PWRITE: the caller's bytes, held */
     struct statx stx;   /* STAT/FSTAT */
     char *dirbuf;       /* READDIR */
+    int sock;           /* SENDFILE: a dup of the socket, the request's own (-1: none) */
 };
 
 struct FileObject {
@@ -183,6 +185,7 @@ static struct freq *freq_new(LoopObject *l, enum fop op, FileObject *fo)
     }
     f->loop = l;
     f->op = op;
+    f->sock = -1;
     vpy_handle_init(&f->lh, &freq_ops);
     f->fut = new_future(l);
     if (!f->fut) {
@@ -199,6 +202,8 @@ static struct freq *freq_new(LoopObject *l, enum fop op, FileObject *fo)
 /* Drops what f holds, and f. */
 static void freq_free(struct freq *f)
 {
+    if (f->sock >= 0)
+        close(f->sock); /* the request ended: nothing uses the dup any more */
     if (f->has_view)
         PyBuffer_Release(&f->view);
     free(f->dirbuf);
@@ -448,6 +453,7 @@ static void freq_complete(struct freq *f)
         break;
     case F_WRITE:
     case F_PWRITE:
+    case F_SENDFILE:
         if (!err && f->op == F_WRITE)
             fo->pos += res; /* in the file, taken or not */
         if (!err)
@@ -474,7 +480,7 @@ static void freq_complete(struct freq *f)
         fo->cur = NULL;
     if (!dropped) {
         if (err)
-            val = os_error(err, f->op == F_OPEN || f->op >= F_STAT ? f->obj : fo ? fo->name : NULL,
+            val = os_error(err, f->op == F_OPEN || (f->op >= F_STAT && f->op != F_SENDFILE) ? f->obj : fo ? fo->name : NULL,
                            f->op == F_RENAME ? f->obj2 : NULL);
         fut_settle(f->fut, val, is_exc);
     } else {
@@ -727,6 +733,43 @@ static PyObject *file_pwrite(FileObject *fo, PyObject *const *args, Py_ssize_t n
     return fut;
 }
 
+/* _sendfile(sockfd, offset, count): one sendfile(2) from the file at offset to the
+ * socket, through the engine; the count sent (may be short; BlockingIOError when the
+ * socket stays full). The request owns a dup of the socket: closing the transport
+ * meanwhile cannot hand its number to another file. vigil.files.sendfile drives it. */
+static PyObject *file_sendfile(FileObject *fo, PyObject *const *args, Py_ssize_t nargs)
+{
+    int sock;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "_sendfile(sockfd, offset, count)");
+        return NULL;
+    }
+    if (file_check_mode(fo, 0) < 0 || int_arg(args[0], &sock) < 0)
+        return NULL;
+    long long off = PyLong_AsLongLong(args[1]);
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if ((off == -1 || n == -1) && PyErr_Occurred())
+        return NULL;
+    if (off < 0 || n < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative offset or count");
+        return NULL;
+    }
+    struct freq *f = freq_new(fo->loop, F_SENDFILE, fo);
+    if (!f)
+        return NULL;
+    f->sock = fcntl(sock, F_DUPFD_CLOEXEC, 0);
+    if (f->sock < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        freq_free(f);
+        return NULL;
+    }
+    vigil_file_prep_sendfile(&f->req, f->sock, fo->fd, off, (size_t)n, on_done);
+    PyObject *fut = Py_NewRef(f->fut);
+    if (freq_start(f) < 0)
+        freq_free(f);
+    return fut;
+}
+
 /* seek(offset, whence=0): queued with the reads and writes; the new position. */
 static PyObject *file_seek(FileObject *fo, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -899,6 +942,7 @@ static PyMethodDef file_methods[] = {
     {"close", (PyCFunction)file_close, METH_NOARGS, NULL},
     {"fileno", (PyCFunction)file_fileno, METH_NOARGS, NULL},
     {"_readdir", (PyCFunction)file_readdir, METH_NOARGS, NULL},
+    {"_sendfile", FASTCALL(file_sendfile), NULL},
     {"_names_bytes", (PyCFunction)file_set_names_bytes, METH_O, NULL},
     {NULL},
 };

@@ -449,3 +449,39 @@ def test_randomized_fs_calls_against_os(tmp_path):
             sorted(p.relative_to(roots[1]) for p in roots[1].rglob("*")), f"seed {seed}"
 
     run(main())
+
+
+@pytest.mark.parametrize("size", [0, 1, 100000, 3 << 20])
+def test_sendfile_to_a_transport(tmp_path, size):
+    """vigil.sendfile after a transport.write: the peer gets the written bytes, then the
+    file's, in order; the file's position does not move; reading resumes after."""
+    p = tmp_path / "f"
+    data = os.urandom(size)
+    p.write_bytes(data)
+
+    async def main():
+        got = asyncio.get_running_loop().create_future()
+
+        async def peer(reader, writer):
+            buf = await reader.readexactly(5 + size + 3)
+            writer.write(b"back")
+            await writer.drain()
+            got.set_result(buf)
+            writer.close()
+
+        srv = await asyncio.start_server(peer, "127.0.0.1", 0)
+        port = srv.sockets[0].getsockname()[1]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        async with vigil.open(p, "rb") as f:
+            writer.write(b"head:")
+            assert await vigil.sendfile(writer.transport, f) == size
+            writer.write(b"end")
+            assert f.tell() == 0
+            if size > 10:
+                assert await vigil.sendfile(writer.transport, f, 0, 0) == 0
+        assert await got == b"head:" + data + b"end"
+        assert await reader.readexactly(4) == b"back"
+        writer.close()
+        srv.close()
+        await srv.wait_closed()
+    run(main())

@@ -5,6 +5,7 @@
     st = await vigil.stat(path)
     await vigil.rename(path, path + ".old")
     names = await vigil.listdir(folder)
+    await vigil.sendfile(writer.transport, f)
 
 Every call starts one request of libvigil's file engine (<vigil/file.h>) in the loop's
 turn: on the io_uring backend it rides the turn's one io_uring_enter (a cached file's
@@ -42,6 +43,11 @@ operation still queued behind others when cancelled never starts. A cancelled op
 closes the fd it got. close() runs after every request on the file ends (no fd is closed
 under a running request); it happens whether or not its future is awaited.
 
+sendfile(transport, file): the engine's sendfile(2) requests from the file to the
+transport's socket, after what was written to the transport before. Its requests own a
+dup of the socket, so closing the transport meanwhile is safe; a cancelled sendfile has
+sent what it sent (the stream is then cut short, as asyncio's loop.sendfile leaves it).
+
 Closing the loop with requests in flight ends them (their futures stay pending: the loop
 is gone); a File not closed is closed when it is garbage, as io's files are.
 """
@@ -51,7 +57,7 @@ from asyncio import get_running_loop as _running
 from . import _core
 
 __all__ = ("File", "open", "stat", "lstat", "unlink", "remove", "rmdir", "mkdir", "rename", "replace",
-           "listdir", "file_engine")
+           "listdir", "sendfile", "file_engine")
 
 _MODES = {
     "r": _os.O_RDONLY,
@@ -208,6 +214,47 @@ async def listdir(path="."):
         raise
     await d.close()
     return names
+
+
+async def sendfile(transport, file, offset=0, count=None):
+    """Sends count bytes of file (a File of vigil.open; None: to its end) from offset to
+    a stream transport of vigil's loop, through the file engine's sendfile(2) (no copy
+    through Python), after what was written to the transport before; reading is paused
+    meanwhile. Returns the bytes sent (fewer only at the end of the file). The file's
+    position does not move (as pread)."""
+    if not isinstance(file, File):
+        raise TypeError("vigil.sendfile sends a File of vigil.open")
+    if count is None:
+        count = max(_os.fstat(file.fileno()).st_size - offset, 0)
+    if offset < 0 or count < 0:
+        raise ValueError("negative offset or count")
+    sock = transport.get_extra_info("socket")
+    if sock is None or transport.is_closing():
+        raise RuntimeError("the transport is closing or has no socket")
+    resume = transport.is_reading()
+    transport.pause_reading()
+    try:
+        waiter = transport._make_empty_waiter()  # RuntimeError if a sendfile runs already
+    except BaseException:
+        if resume:
+            transport.resume_reading()
+        raise
+    try:
+        await waiter  # what was written before goes first
+        sent = 0
+        while sent < count:
+            try:
+                n = await file._sendfile(sock.fileno(), offset + sent, min(count - sent, 1 << 30))
+            except BlockingIOError:  # the peer reads slowly: the engine waited a while
+                continue
+            if n == 0:
+                break  # the end of the file
+            sent += n
+        return sent
+    finally:
+        transport._reset_empty_waiter()
+        if resume and not transport.is_closing():
+            transport.resume_reading()
 
 
 def file_engine():
