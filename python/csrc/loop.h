@@ -5,6 +5,7 @@
  * through this header and its ops):
  *   module.c             the module: state, types, exec slot
  *   stream.c             the stream socket transport (TransportIO): kind STREAM
+ *   file.c               file requests through vigil's file engine (FileIO): kind FILE
  *   loop.c               the Loop type: create/close, call_soon/call_later/call_at
  *   io.c                 readers and writers: kind FD
  *   runloop.c, handle.c  the core: the handles' lists, recorded events, the ready queue

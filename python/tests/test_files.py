@@ -47,6 +47,25 @@ def test_engine_matches_backend():
     assert run(main()) in ("uring", "aio", "threads")
 
 
+def test_no_thread_per_call(tmp_path):
+    """200 reads and 200 stats in flight at once: no Python thread is made (the engine's
+    threads are C threads of a fixed pool, io_uring's its own), and the process's
+    threads stay few: far fewer than the calls in flight."""
+    import threading
+    p = tmp_path / "f"
+    p.write_bytes(os.urandom(1 << 20))
+
+    async def main():
+        async with vigil.open(p, "rb") as f:
+            futs = [f.pread(4096, 4096 * i) for i in range(200)] + [vigil.stat(p) for _ in range(200)]
+            tasks = len(os.listdir("/proc/self/task"))
+            await asyncio.gather(*futs)
+        return tasks, threading.active_count()
+    tasks, pythreads = run(main())
+    assert pythreads == 1
+    assert tasks < 50, tasks
+
+
 def test_read_write_seek_tell(tmp_path):
     p = tmp_path / "f"
 
