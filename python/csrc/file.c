@@ -1017,18 +1017,45 @@ static LoopObject *loop_arg(PyObject *m, PyObject *o)
     return l;
 }
 
-/* A path argument as bytes (os.fsencode's, done by vigil.files): refuses embedded NULs. */
-static int path_arg(PyObject *p)
+/* A path argument as os takes it (str, bytes, os.PathLike): *name is its fspath (str or
+ * bytes: what errors and File.name show, as os's), *enc its bytes (os.fsencode's), with
+ * no embedded NUL. New references; -1 with an exception. */
+static int path_conv(PyObject *p, PyObject **name, PyObject **enc)
 {
-    if (!PyBytes_Check(p)) {
-        PyErr_SetString(PyExc_TypeError, "path must be bytes here (vigil.files encodes it)");
+    PyObject *n = PyOS_FSPath(p);
+    if (!n)
+        return -1;
+    PyObject *e = PyBytes_Check(n) ? Py_NewRef(n) : PyUnicode_EncodeFSDefault(n);
+    if (!e) {
+        Py_DECREF(n);
         return -1;
     }
-    if (strlen(PyBytes_AS_STRING(p)) != (size_t)PyBytes_GET_SIZE(p)) {
+    if (strlen(PyBytes_AS_STRING(e)) != (size_t)PyBytes_GET_SIZE(e)) {
         PyErr_SetString(PyExc_ValueError, "embedded null byte");
+        Py_DECREF(n);
+        Py_DECREF(e);
         return -1;
     }
+    *name = n;
+    *enc = e;
     return 0;
+}
+
+/* A path call's request: f->obj the name, f->obj2 the bytes (kept until it ends). */
+static struct freq *path_req(LoopObject *l, enum fop op, PyObject *path)
+{
+    PyObject *name, *enc;
+    if (path_conv(path, &name, &enc) < 0)
+        return NULL;
+    struct freq *f = freq_new(l, op, NULL);
+    if (!f) {
+        Py_DECREF(name);
+        Py_DECREF(enc);
+        return NULL;
+    }
+    f->obj = name;
+    f->obj2 = enc;
+    return f;
 }
 
 static PyObject *path_start(struct freq *f)
@@ -1039,137 +1066,134 @@ static PyObject *path_start(struct freq *f)
     return fut;
 }
 
-/* file_open(loop, path, flags, mode, cls, name) -> future of a cls (a FileIO subclass) */
+/* file_open(loop, path, flags, mode, cls) -> future of a cls (a FileIO subclass) */
 static PyObject *mod_file_open(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     LoopObject *l;
     int flags, mode;
-    if (nargs != 6 || !(l = loop_arg(m, args[0])) || path_arg(args[1]) < 0)
-        return nargs != 6 ? (PyErr_SetString(PyExc_TypeError, "file_open(loop, path, flags, mode, cls, name)"), NULL)
-                          : NULL;
-    if (int_arg(args[2], &flags) < 0 || int_arg(args[3], &mode) < 0)
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "file_open(loop, path, flags, mode, cls)");
+        return NULL;
+    }
+    if (!(l = loop_arg(m, args[0])) || int_arg(args[2], &flags) < 0 || int_arg(args[3], &mode) < 0)
         return NULL;
     if (!PyType_Check(args[4]) || !PyType_IsSubtype((PyTypeObject *)args[4], file_type)) {
         PyErr_SetString(PyExc_TypeError, "cls must be a FileIO subclass");
         return NULL;
     }
-    struct freq *f = freq_new(l, F_OPEN, NULL);
+    struct freq *f = path_req(l, F_OPEN, args[1]);
     if (!f)
         return NULL;
-    f->obj = Py_NewRef(args[5]); /* the name, as the caller gave it (errors, .name) */
-    f->obj2 = Py_NewRef(args[4]);
-    vigil_file_prep_open(&f->req, AT_FDCWD, PyBytes_AS_STRING(args[1]), flags | O_CLOEXEC, (unsigned)mode, on_done);
-    /* the path's bytes must live as long as the request: keep them in view */
-    if (PyObject_GetBuffer(args[1], &f->view, PyBUF_SIMPLE) < 0) {
+    /* the path's bytes live as long as the request, in view; obj2 becomes the class */
+    if (PyObject_GetBuffer(f->obj2, &f->view, PyBUF_SIMPLE) < 0) {
         freq_free(f);
         return NULL;
     }
     f->has_view = 1;
+    Py_SETREF(f->obj2, Py_NewRef(args[4]));
+    vigil_file_prep_open(&f->req, AT_FDCWD, f->view.buf, flags | O_CLOEXEC, (unsigned)mode, on_done);
     return path_start(f);
 }
 
-/* file_stat(loop, path, follow_symlinks, name) */
+/* file_stat(loop, path, follow_symlinks) */
 static PyObject *mod_file_stat(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     LoopObject *l;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "file_stat(loop, path, follow_symlinks, name)");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "file_stat(loop, path, follow_symlinks)");
         return NULL;
     }
-    if (!(l = loop_arg(m, args[0])) || path_arg(args[1]) < 0)
+    if (!(l = loop_arg(m, args[0])))
         return NULL;
     int follow = PyObject_IsTrue(args[2]);
     if (follow < 0)
         return NULL;
-    struct freq *f = freq_new(l, F_STAT, NULL);
+    struct freq *f = path_req(l, F_STAT, args[1]);
     if (!f)
         return NULL;
-    f->obj = Py_NewRef(args[3]);
-    f->obj2 = Py_NewRef(args[1]);
-    vigil_file_prep_stat(&f->req, AT_FDCWD, PyBytes_AS_STRING(args[1]), follow ? 0 : AT_SYMLINK_NOFOLLOW,
+    vigil_file_prep_stat(&f->req, AT_FDCWD, PyBytes_AS_STRING(f->obj2), follow ? 0 : AT_SYMLINK_NOFOLLOW,
                          STATX_BASIC_STATS, &f->stx, on_done);
     return path_start(f);
 }
 
-/* file_unlink(loop, path, rmdir, name) */
+/* file_unlink(loop, path, rmdir) */
 static PyObject *mod_file_unlink(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     LoopObject *l;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "file_unlink(loop, path, rmdir, name)");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "file_unlink(loop, path, rmdir)");
         return NULL;
     }
-    if (!(l = loop_arg(m, args[0])) || path_arg(args[1]) < 0)
+    if (!(l = loop_arg(m, args[0])))
         return NULL;
     int rmdir_ = PyObject_IsTrue(args[2]);
     if (rmdir_ < 0)
         return NULL;
-    struct freq *f = freq_new(l, F_UNLINK, NULL);
+    struct freq *f = path_req(l, F_UNLINK, args[1]);
     if (!f)
         return NULL;
-    f->obj = Py_NewRef(args[3]);
-    f->obj2 = Py_NewRef(args[1]);
     if (rmdir_)
-        vigil_file_prep_rmdir(&f->req, AT_FDCWD, PyBytes_AS_STRING(args[1]), on_done);
+        vigil_file_prep_rmdir(&f->req, AT_FDCWD, PyBytes_AS_STRING(f->obj2), on_done);
     else
-        vigil_file_prep_unlink(&f->req, AT_FDCWD, PyBytes_AS_STRING(args[1]), on_done);
+        vigil_file_prep_unlink(&f->req, AT_FDCWD, PyBytes_AS_STRING(f->obj2), on_done);
     return path_start(f);
 }
 
-/* file_mkdir(loop, path, mode, name) */
+/* file_mkdir(loop, path, mode) */
 static PyObject *mod_file_mkdir(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     LoopObject *l;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "file_mkdir(loop, path, mode, name)");
+    int mode;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "file_mkdir(loop, path, mode)");
         return NULL;
     }
-    if (!(l = loop_arg(m, args[0])) || path_arg(args[1]) < 0)
+    if (!(l = loop_arg(m, args[0])) || int_arg(args[2], &mode) < 0)
         return NULL;
-    int mode;
-    if (int_arg(args[2], &mode) < 0)
-        return NULL;
-    struct freq *f = freq_new(l, F_MKDIR, NULL);
+    struct freq *f = path_req(l, F_MKDIR, args[1]);
     if (!f)
         return NULL;
-    f->obj = Py_NewRef(args[3]);
-    f->obj2 = Py_NewRef(args[1]);
-    vigil_file_prep_mkdir(&f->req, AT_FDCWD, PyBytes_AS_STRING(args[1]), (unsigned)mode, on_done);
+    vigil_file_prep_mkdir(&f->req, AT_FDCWD, PyBytes_AS_STRING(f->obj2), (unsigned)mode, on_done);
     return path_start(f);
 }
 
-/* file_rename(loop, src, dst, flags, src_name, dst_name): errors name both. The paths'
- * bytes stay alive in the view (src) and in a tuple (dst, and the names). */
+/* file_rename(loop, src, dst, flags): errors name both. src's bytes stay alive in the
+ * view, dst's in a copy (dirbuf); obj and obj2 are the names. */
 static PyObject *mod_file_rename(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     LoopObject *l;
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "file_rename(loop, src, dst, flags, src_name, dst_name)");
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "file_rename(loop, src, dst, flags)");
         return NULL;
     }
-    if (!(l = loop_arg(m, args[0])) || path_arg(args[1]) < 0 || path_arg(args[2]) < 0)
+    if (!(l = loop_arg(m, args[0])))
         return NULL;
     unsigned long flags = PyLong_AsUnsignedLong(args[3]);
     if (PyErr_Occurred())
         return NULL;
-    struct freq *f = freq_new(l, F_RENAME, NULL);
-    if (!f)
+    PyObject *dname, *denc;
+    if (path_conv(args[2], &dname, &denc) < 0)
         return NULL;
-    if (PyObject_GetBuffer(args[1], &f->view, PyBUF_SIMPLE) < 0 ||
-        !(f->dirbuf = malloc((size_t)PyBytes_GET_SIZE(args[2]) + 1))) {
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
-        else
-            f->has_view = 0;
+    struct freq *f = path_req(l, F_RENAME, args[1]);
+    if (!f) {
+        Py_DECREF(dname);
+        Py_DECREF(denc);
+        return NULL;
+    }
+    int ok = PyObject_GetBuffer(f->obj2, &f->view, PyBUF_SIMPLE) == 0;
+    f->has_view = (char)ok;
+    if (ok && !(f->dirbuf = malloc((size_t)PyBytes_GET_SIZE(denc) + 1)))
+        ok = 0, PyErr_NoMemory();
+    if (!ok) {
+        Py_DECREF(dname);
+        Py_DECREF(denc);
         freq_free(f);
         return NULL;
     }
-    f->has_view = 1;
-    memcpy(f->dirbuf, PyBytes_AS_STRING(args[2]), (size_t)PyBytes_GET_SIZE(args[2]) + 1);
-    f->obj = Py_NewRef(args[4]);
-    f->obj2 = Py_NewRef(args[5]);
-    vigil_file_prep_rename(&f->req, AT_FDCWD, PyBytes_AS_STRING(args[1]), AT_FDCWD, f->dirbuf, (unsigned)flags,
-                           on_done);
+    memcpy(f->dirbuf, PyBytes_AS_STRING(denc), (size_t)PyBytes_GET_SIZE(denc) + 1);
+    Py_DECREF(denc);
+    Py_SETREF(f->obj2, dname);
+    vigil_file_prep_rename(&f->req, AT_FDCWD, f->view.buf, AT_FDCWD, f->dirbuf, (unsigned)flags, on_done);
     return path_start(f);
 }
 

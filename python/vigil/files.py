@@ -81,11 +81,6 @@ def _flags(mode):
     return f
 
 
-def _enc(path):
-    p = _os.fspath(path)
-    return p, (p if isinstance(p, bytes) else _os.fsencode(p))
-
-
 class File(_core.FileIO):
     """An open file of vigil.open (see the module's doc for the position and cancellation).
 
@@ -150,14 +145,12 @@ class _Opening:
 def open(path, mode="rb", *, perms=0o666):
     """Opens path (openat through the file engine); `await` it or `async with` it.
     perms: the new file's mode bits (before the umask), as os.open's mode."""
-    name, p = _enc(path)
-    return _Opening(_core.file_open(_running(), p, _flags(mode), perms, File, name))
+    return _Opening(_core.file_open(_running(), path, _flags(mode), perms, File))
 
 
 def stat(path, *, follow_symlinks=True):
     """os.stat(path) as an awaitable (statx through the file engine)."""
-    name, p = _enc(path)
-    return _core.file_stat(_running(), p, follow_symlinks, name)
+    return _core.file_stat(_running(), path, follow_symlinks)
 
 
 def lstat(path):
@@ -167,8 +160,7 @@ def lstat(path):
 
 def unlink(path):
     """os.unlink(path) as an awaitable."""
-    name, p = _enc(path)
-    return _core.file_unlink(_running(), p, False, name)
+    return _core.file_unlink(_running(), path, False)
 
 
 remove = unlink
@@ -176,21 +168,17 @@ remove = unlink
 
 def rmdir(path):
     """os.rmdir(path) as an awaitable."""
-    name, p = _enc(path)
-    return _core.file_unlink(_running(), p, True, name)
+    return _core.file_unlink(_running(), path, True)
 
 
 def mkdir(path, mode=0o777):
     """os.mkdir(path, mode) as an awaitable."""
-    name, p = _enc(path)
-    return _core.file_mkdir(_running(), p, mode, name)
+    return _core.file_mkdir(_running(), path, mode)
 
 
 def rename(src, dst):
     """os.rename(src, dst) as an awaitable (renameat2, no flags: replaces dst)."""
-    sname, s = _enc(src)
-    dname, d = _enc(dst)
-    return _core.file_rename(_running(), s, d, 0, sname, dname)
+    return _core.file_rename(_running(), src, dst, 0)
 
 
 replace = rename
@@ -199,9 +187,8 @@ replace = rename
 async def listdir(path="."):
     """os.listdir(path) as a coroutine (open, getdents64 in 32 KiB batches, close, all
     through the file engine): names without "." and "..", bytes if path is bytes."""
-    name, p = _enc(path)
-    d = await _core.file_open(_running(), p, _os.O_RDONLY | _os.O_DIRECTORY, 0, File, name)
-    d._names_bytes(isinstance(name, bytes))
+    d = await _core.file_open(_running(), path, _os.O_RDONLY | _os.O_DIRECTORY, 0, File)
+    d._names_bytes(isinstance(_os.fspath(path), bytes))
     names = []
     try:
         while True:
