@@ -12,7 +12,7 @@ A verdict is "holds", "falls short" (both figures measured, the comparison fails
 
 The issues' checker (../shared/targets.py, beside the repository) sets the same targets
 for its own use; tests/lab/claims_targets.py checks that the two read the same
-benchmarks, systems and metrics. Benchmarks the lab does not have yet (py-http, py-tls-echo, py-files) add their
+benchmarks, systems and metrics. Benchmarks the lab does not have yet (py-http, py-tls-echo) add their
 claims here with their folders.
 
   python3 lab/claims.py [results.jsonl] [bench ...]
@@ -503,9 +503,25 @@ def _https_hello():
     return out
 
 
+def _py_files():
+    """Issue 30's py-files: vigil's file API against aiofiles and anyio (both on asyncio's
+    default loop), 64 in flight. The checker reads the CPU of the backend with the most
+    ops/s; a claim reads one figure per side, so this one reads vigil's lowest CPU per
+    operation (the report shows each backend's)."""
+    b, ops, cpu = "py-files", "ops_per_s", "cpu_ns_per_op"
+    out = []
+    for op in ("read", "write", "stat"):
+        at = dict(op=op, inflight=64)
+        out.append(C(f"{op}, 64 in flight: ops/s at least 3x the faster of aiofiles and anyio",
+                     R(b, "vigil", ops, **at), ">=", [R(b, "aiofiles", ops, **at), R(b, "anyio", ops, **at)], 3.0))
+        out.append(C(f"{op}, 64 in flight: CPU per operation at most 0.5x the lower of aiofiles' and anyio's",
+                     R(b, "vigil", cpu, **at), "<=", [R(b, "aiofiles", cpu, **at), R(b, "anyio", cpu, **at)], 0.5))
+    return out
+
+
 CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full,
                          _mq_pingpong, _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair,
-                         _py_echo, _py_timers, _spawn, _work_queue, _fs_ops, _resolve, _fs_watch, _https_hello)
+                         _py_echo, _py_timers, _spawn, _work_queue, _fs_ops, _resolve, _fs_watch, _https_hello, _py_files)
           for c in part()]
 
 

@@ -19,4 +19,4 @@ def python(ctx):
 
 def step(ctx):
     """The step that makes or updates the venv."""
-    return dict(cmd=["/bin/bash", SCRIPT, path(ctx)], label="venv (uvloop, rloop, vigil)", est_s=60, timeout_s=900)
+    return dict(cmd=["/bin/bash", SCRIPT, path(ctx)], label="venv (uvloop, rloop, aiofiles, anyio, vigil)", est_s=60, timeout_s=900)

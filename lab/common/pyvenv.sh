@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The lab's Python: a venv of Debian's /usr/bin/python3 under the build dir with uvloop
-# (PyPI) and vigil's loop (python/, built by pip from the tree), shared by the Python
-# benchmarks (py-timers, py-echo); each runs it as its first step (cheap when up to date). Usage: pyvenv.sh <dir>
+# The lab's Python: a venv of Debian's /usr/bin/python3 under the build dir with uvloop,
+# rloop, aiofiles and anyio (PyPI) and vigil's loop (python/, built by pip from the tree), shared by the Python
+# benchmarks (py-timers, py-echo, py-files); each runs it as its first step (cheap when up to date). Usage: pyvenv.sh <dir>
 set -eu
 venv="$1"
 root="$(cd "$(dirname "$0")/../.." && pwd)"  # lab/common/ -> the repository
@@ -13,4 +13,9 @@ py=/usr/bin/python3
 # rloop (PyPI, an asyncio loop written in Rust): py-echo's fourth loop (issue 30)
 "$venv/bin/python" -c 'import rloop' 2>/dev/null || "$venv/bin/python" -m pip install -q --disable-pip-version-check rloop >&2 \
   || echo "lab: rloop could not be installed; its steps will be skipped" >&2
+# aiofiles and anyio (PyPI): py-files' peers, file calls on executor threads (issue 30)
+for m in aiofiles anyio; do
+  "$venv/bin/python" -c "import $m" 2>/dev/null || "$venv/bin/python" -m pip install -q --disable-pip-version-check $m >&2 \
+    || echo "lab: $m could not be installed; its steps will be skipped" >&2
+done
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall "$root/python" >&2

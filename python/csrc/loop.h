@@ -6,6 +6,7 @@
  *   module.c             the module: state, types, exec slot
  *   stream.c             the stream socket transport (TransportIO): kind STREAM
  *   mq.c, proc.c         message queues (MQ): kind MQ; children (Process): kind PROC
+ *   file.c               file requests through vigil's file engine (FileIO): kind FILE
  *   loop.c               the Loop type: create/close, call_soon/call_later/call_at
  *   io.c                 readers and writers: kind FD
  *   runloop.c, handle.c  the core: the handles' lists, recorded events, the ready queue
@@ -44,6 +45,7 @@ enum vpy_kind {
     VPY_KIND_STREAM, /* TransportObject: a vigil_sock (stream.c) */
     VPY_KIND_MQ,     /* one direction of an MQObject: a vigil_mq_watch (mq.c) */
     VPY_KIND_PROC,   /* ProcObject: a running vigil_proc (proc.c) */
+    VPY_KIND_FILE,   /* struct freq: a vigil file request in flight (file.c) */
     VPY_KIND_COUNT
 };
 

@@ -18,7 +18,7 @@
  *   dgram.c     the datagram transport
  *   tls.c       the TLS transport (over stream.c's path)
  *   server.c    the listening server (accept in C)
- *   file.c      file I/O (vigil's file calls) */
+ *   file.c      file I/O through vigil's file engine (FileIO, file_open, file_stat...) */
 #include "module.h"
 
 #include <errno.h>
@@ -79,7 +79,8 @@ static int mod_exec(PyObject *m)
         !(st->str_protocol_paused = PyUnicode_InternFromString("_protocol_paused")))
         return -1;
     if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
-        vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0)
+        vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0 ||
+        vpy_file_type_add(m, st) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "libvigil_version", vigil_version_string());
 }

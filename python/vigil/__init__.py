@@ -16,10 +16,14 @@ See vigil._loop for what is written in C and what in Python.
 """
 from ._loop import EventLoopPolicy, Loop, new_event_loop
 from ._core import libvigil_version
+# Files through vigil's file engine (vigil/files.py): vigil.open(path, "rb"), vigil.stat...
+from .files import File, listdir, lstat, mkdir, open, remove, rename, replace, rmdir, sendfile, stat, unlink
+
 from . import mq
 from .mq import MessageQueue
 
-__all__ = ("Loop", "EventLoopPolicy", "new_event_loop", "run", "mq", "MessageQueue")
+__all__ = ("Loop", "EventLoopPolicy", "new_event_loop", "run", "File", "open", "stat", "lstat", "unlink", "remove",
+           "rmdir", "mkdir", "rename", "replace", "listdir", "sendfile", "mq", "MessageQueue")
 
 
 def run(main, *, debug=None, **loop_kwargs):
