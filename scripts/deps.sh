@@ -19,6 +19,8 @@ want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-d
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf
       libaio-dev wrk nginx-light libc-ares-dev)  # libc-ares-dev: lab/resolve's c-ares peer; libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 # wrk and nginx-light: lab/http-hello (wrk drives vigil's examples/http_hello and nginx)
+# libssl-dev and openssl: lab/py-tls-echo (its C client is on OpenSSL; openssl makes the run's certificate)
+[ "${1:-test}" = lab ] && want+=(libssl-dev openssl)
 # linux-perf: the echo benchmarks' system call counts (`perf trace`; strace where perf cannot trace)
 # package: debian/control's Build-Depends (debhelper, cmake, pkg-config, liburing-dev) plus
 # the tools around dpkg-buildpackage; man-db for the unpacked packages' check (man -l).

@@ -65,7 +65,9 @@ def main(argv):
             argv_of = lambda port, s=s: [a.python, os.path.join(HERE, "server.py"), "--loop", s[0],  # noqa: E731
                                          "--cert", a.cert, "--key", a.key, port]
             try:
-                servers[s] = netsrv.start(argv_of, env=env, stop_signal=signal.SIGTERM, nofile=8192, timeout=30.0)
+                port = netsrv.free_port()  # one try: a server that exits 77 says why once
+                servers[s] = netsrv.Server(argv_of(port), port, env=env, stop_signal=signal.SIGTERM, nofile=8192,
+                                           timeout=30.0)
             except RuntimeError as e:
                 if "(status 77)" not in str(e):
                     raise
