@@ -12,7 +12,7 @@ A verdict is "holds", "falls short" (both figures measured, the comparison fails
 
 The issues' checker (../shared/targets.py, beside the repository) sets the same targets
 for its own use; tests/lab/claims_targets.py checks that the two read the same
-benchmarks, systems and metrics. Benchmarks the lab does not have yet (py-http, py-tls-echo) add their
+benchmarks, systems and metrics. Benchmarks the lab does not have yet (none today) add their
 claims here with their folders.
 
   python3 lab/claims.py [results.jsonl] [bench ...]
@@ -519,9 +519,45 @@ def _py_files():
     return out
 
 
+def _py_http():
+    """Issue 30's py-http: vigil's loop (its best backend) under aiohttp and under uvicorn
+    (httptools) against uvloop and rloop. The checker reads the CPU per request of vigil's
+    backend with the most requests/s; a claim reads one figure per side, so the CPU claim
+    reads vigil's lowest (the report shows each backend's)."""
+    b, cpu, rps = "py-http", "server_cpu_ns_per_request", "requests_per_s"
+    out = []
+    for fw in ("aiohttp", "uvicorn"):
+        for c in (100, 1000):
+            keep = dict(case=fw, not_case="churn", conns=c)
+            out += [C(f"{fw}, {c} keep-alive connections: requests/s at least 0.97x {p}'s", R(b, "vigil", rps, **keep),
+                      ">=", R(b, p, rps, **keep), 0.97) for p in ("uvloop", "rloop")]
+            out.append(C(f"{fw}, {c} keep-alive connections: server CPU per request at most uvloop's",
+                         R(b, "vigil", cpu, **keep), "<=", R(b, "uvloop", cpu, **keep)))
+        churn = dict(case=f"{fw} churn", conns=100)
+        out.append(C(f"{fw}, a new connection per request (100 at a time): requests/s at least 0.97x uvloop's",
+                     R(b, "vigil", rps, **churn), ">=", R(b, "uvloop", rps, **churn), 0.97))
+    return out
+
+
+def _py_tls_echo():
+    """Issue 30's py-tls-echo: asyncio protocols over TLS 1.3 (create_server(ssl=...)),
+    vigil's loop (its best backend) against uvloop; the CPU claim reads vigil's lowest
+    CPU per request (the checker: that of its backend with the most requests/s)."""
+    b, cpu, rps = "py-tls-echo", "server_cpu_ns_per_request", "requests_per_s"
+    out = []
+    for m in (64, 4096):
+        at = dict(conns=100, msg_bytes=m)
+        out.append(C(f"100 conns x {m} B over TLS 1.3: requests/s at least 0.97x uvloop's", R(b, "vigil", rps, **at), ">=",
+                     R(b, "uvloop", rps, **at), 0.97))
+        out.append(C(f"100 conns x {m} B over TLS 1.3: server CPU per request at most uvloop's", R(b, "vigil", cpu, **at),
+                     "<=", R(b, "uvloop", cpu, **at)))
+    return out
+
+
 CLAIMS = [c for part in (_smallset, _iteration, _ctl_batch, _qemu_loop, _timer_error, _mq_empty, _mq_full,
                          _mq_pingpong, _file_batch, _mq_lowrate, _net_echo, _http_hello, _http_memory, _net_fair,
-                         _py_echo, _py_timers, _spawn, _work_queue, _fs_ops, _resolve, _fs_watch, _https_hello, _py_files)
+                         _py_echo, _py_timers, _py_http, _py_tls_echo, _spawn, _work_queue, _fs_ops, _resolve, _fs_watch,
+                         _https_hello, _py_files)
           for c in part()]
 
 

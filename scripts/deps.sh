@@ -19,9 +19,9 @@ want=(cmake make gcc g++ pkg-config liburing-dev libuv1-dev libev-dev libevent-d
       abigail-tools clang-14 libclang-rt-14-dev mandoc python3-venv python3-dev libpython3.11-testsuite
       dnsmasq-base libcurl4-openssl-dev libssl-dev openssl curl)
 [ "${1:-test}" = lab ] && want+=(python3 python3-matplotlib fio strace linux-perf
-      libaio-dev wrk nginx-light libc-ares-dev libssl-dev openssl)  # libc-ares-dev: lab/resolve's c-ares peer; libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
+      libaio-dev wrk nginx-light libc-ares-dev)  # libc-ares-dev: lab/resolve's c-ares peer; libaio-dev: the lab's libaio peer (lab/file-batch/fb_libaio.c); libvigil itself makes raw aio system calls
 # wrk and nginx-light: lab/http-hello (wrk drives vigil's examples/http_hello and nginx)
-# libssl-dev, openssl: lab/https-hello (its handshake client hs_client.c; `openssl req` makes its certificate)
+# (libssl-dev and openssl, in `want` above, also serve lab/https-hello's hs_client.c and lab/py-tls-echo's client.)
 # linux-perf: the echo benchmarks' system call counts (`perf trace`; strace where perf cannot trace)
 # package: debian/control's Build-Depends (debhelper, cmake, pkg-config, liburing-dev) plus
 # the tools around dpkg-buildpackage; man-db for the unpacked packages' check (man -l).

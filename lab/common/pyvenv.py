@@ -1,4 +1,4 @@
-"""The lab's Python, for the Python benchmarks (py-echo, py-timers): a venv of Debian's
+"""The lab's Python, for the Python benchmarks (py-echo, py-timers, py-http, py-tls-echo): a venv of Debian's
 /usr/bin/python3 under the build dir (beside the lab's programs' folder) with uvloop from
 PyPI and vigil's loop from the tree, made by lab/common/pyvenv.sh as each benchmark's
 first step (cheap when up to date)."""
@@ -19,4 +19,4 @@ def python(ctx):
 
 def step(ctx):
     """The step that makes or updates the venv."""
-    return dict(cmd=["/bin/bash", SCRIPT, path(ctx)], label="venv (uvloop, rloop, aiofiles, anyio, vigil)", est_s=60, timeout_s=900)
+    return dict(cmd=["/bin/bash", SCRIPT, path(ctx)], label="venv (uvloop, rloop, aiofiles, anyio, aiohttp, uvicorn, vigil)", est_s=60, timeout_s=900)
