@@ -78,10 +78,10 @@ struct uring_state {
  * 61k/46k/65k at 15/21/12, threads 32k/42k/42k at 25/21/20, libuv (4 threads)
  * 23k/18k/27k at 34/41/29; at 64 in flight (lab run 20261127T203825Z) ring 673k at 2.3
  * us, threads 604k at 3.1. Both ring programs make one io_uring_enter per stat (strace
- * -f -c), and in one process, alternating blocks of 10,000 stats at one in flight, a
- * plain ring and one with SINGLE_ISSUER | DEFER_TASKRUN | TASKRUN_FLAG (this backend's
- * flags) ran 100k vs 101k and 157k vs 180k ops/s, with and without IOSQE_ASYNC 152k vs
- * 152k: nothing in the submission path to gain. At one in flight ops/s is the two
+ * -f -c), and in one process, alternating blocks of 10,000 stats at one in flight
+ * (lab/fs-ops/fo_ring_ab.c), a plain ring and one with SINGLE_ISSUER | DEFER_TASKRUN |
+ * TASKRUN_FLAG (this backend's flags) ran 100k vs 101k and 157k vs 180k ops/s, with and
+ * without IOSQE_ASYNC 152k vs 152k: nothing in the submission path to gain. At one in flight ops/s is the two
  * wake-ups' latency, which a shared 2-core guest sets (vigil/liburing 0.68-1.36x in
  * rounds a minute apart, CPU per op 0.92x in each). The threads route costs two user
  * thread wake-ups (futex, eventfd) and 1.3-6x the CPU: not taken. Doing the stat in the
