@@ -80,8 +80,9 @@ struct uring_state {
  * us, threads 604k at 3.1. Both ring programs make one io_uring_enter per stat (strace
  * -f -c), and in one process, alternating blocks of 10,000 stats at one in flight
  * (lab/fs-ops/fo_ring_ab.c), a plain ring and one with SINGLE_ISSUER | DEFER_TASKRUN |
- * TASKRUN_FLAG (this backend's flags) ran 100k vs 101k and 157k vs 180k ops/s, with and
- * without IOSQE_ASYNC 152k vs 152k: nothing in the submission path to gain. At one in flight ops/s is the two
+ * TASKRUN_FLAG (this backend's flags) ran 100k vs 101k, 157k vs 180k and 76.3k vs 76.6k
+ * ops/s; IOSQE_ASYNC against none 0.75-1.46x the ops/s in five runs (no direction) at
+ * CPU per op within 10%: nothing in the submission path to gain. At one in flight ops/s is the two
  * wake-ups' latency, which a shared 2-core guest sets (vigil/liburing 0.68-1.36x in
  * rounds a minute apart, CPU per op 0.92x in each). The threads route costs two user
  * thread wake-ups (futex, eventfd) and 1.3-6x the CPU: not taken. Doing the stat in the
