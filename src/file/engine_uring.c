@@ -67,7 +67,26 @@ struct uring_state {
  * the threads ahead for unlink (65k vs 41k ops/s) and rename (52k vs 26k) at 64 at
  * equal CPU: within this loaded machine's noise; to be measured again quietly. No
  * io_uring operation: readlink, truncate (by path), chmod, chown, utimes, readdir (no
- * getdents op), mkdtemp, copy_file_range, sendfile: always threads. */
+ * getdents op), mkdtemp, copy_file_range, sendfile: always threads.
+ *
+ * stat (IORING_OP_STATX) is not in the table: always the ring. The kernel forces it to
+ * io-wq too (REQ_F_FORCE_ASYNC), so at one in flight every stat is one hand-off to a
+ * kernel worker and back, for vigil as for a hand-written liburing loop. Measured
+ * 2026-11-27 (fs-ops, 10,000 cached files on ext4, 2-core VM, kernel 6.18): quiet,
+ * ring 178k ops/s at 5.6 us CPU/op, hand-written liburing 162k at 6.2, threads 53k at
+ * 26-35; three interleaved rounds under load, ring 43k/52k/60k at 20/15/13 us, liburing
+ * 61k/46k/65k at 15/21/12, threads 32k/42k/42k at 25/21/20, libuv (4 threads)
+ * 23k/18k/27k at 34/41/29; at 64 in flight (lab run 20261127T203825Z) ring 673k at 2.3
+ * us, threads 604k at 3.1. Both ring programs make one io_uring_enter per stat (strace
+ * -f -c), and in one process, alternating blocks of 10,000 stats at one in flight
+ * (lab/fs-ops/fo_ring_ab.c), a plain ring and one with SINGLE_ISSUER | DEFER_TASKRUN |
+ * TASKRUN_FLAG (this backend's flags) ran 100k vs 101k, 157k vs 180k and 76.3k vs 76.6k
+ * ops/s; IOSQE_ASYNC against none 0.75-1.46x the ops/s in five runs (no direction) at
+ * CPU per op within 10%: nothing in the submission path to gain. At one in flight ops/s is the two
+ * wake-ups' latency, which a shared 2-core guest sets (vigil/liburing 0.68-1.36x in
+ * rounds a minute apart, CPU per op 0.92x in each). The threads route costs two user
+ * thread wake-ups (futex, eventfd) and 1.3-6x the CPU: not taken. Doing the stat in the
+ * loop thread (1.5 us when cached) would block the loop on a cold inode: not taken. */
 static const struct fs_route {
     uint8_t op;
     uint8_t ring_op; /* the io_uring opcode */
