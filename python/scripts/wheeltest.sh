@@ -52,7 +52,7 @@ run)
   # PATH without a compiler: the venv and a few tools the tests run, nothing else
   mkdir "$work/bin"
   for t in sh bash env cat echo true false sleep kill ls rm mkdir cp mv grep sed head tail uname id ps openssl; do
-    p="$(command -v "$t" || true)"
+    p="$(type -P "$t" || true)"  # the file, not a shell builtin's bare name (a link to itself)
     [ -n "$p" ] && ln -s "$p" "$work/bin/$t"
   done
   export PATH="$work/venv/bin:$work/bin"
