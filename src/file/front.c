@@ -158,27 +158,28 @@ unsigned vigil_file_inflight(vigil_loop *loop)
 
 /* ---------------------------------------------------------------- the pool */
 
-vigil_file_req *vigil_file_req_get(vigil_loop *loop)
+/* Refill: one allocation for POOL_BATCH requests, kept until vigil_loop_free. */
+static __attribute__((noinline, cold)) bool pool_refill(struct vigil__file *f)
 {
-    struct vigil__file *f = loop ? file_state(loop) : NULL;
-    if (!f)
-        return NULL;
-    if (!f->free_list) {
-        /* Refill: one allocation for POOL_BATCH requests, kept until vigil_loop_free. */
-        struct vigil__pool_chunk *c = aligned_alloc(64, sizeof *c); /* sizeof is a multiple of 64 */
-        if (!c)
-            return NULL;
-        c->next = f->chunks;
-        f->chunks = c;
-        for (int i = POOL_BATCH - 1; i >= 0; i--) {
-            struct vigil__freq *fr = vigil__freq(&c->reqs[i]);
-            fr->pooled = 1;
-            fr->state = VIGIL__FREQ_IDLE;
-            fr->route = VIGIL__ROUTE_NONE;
-            fr->buf_ = f->free_list; /* a free request's buf links the free list */
-            f->free_list = &c->reqs[i];
-        }
+    struct vigil__pool_chunk *c = aligned_alloc(64, sizeof *c); /* sizeof is a multiple of 64 */
+    if (!c)
+        return false;
+    c->next = f->chunks;
+    f->chunks = c;
+    for (int i = POOL_BATCH - 1; i >= 0; i--) {
+        struct vigil__freq *fr = vigil__freq(&c->reqs[i]);
+        fr->pooled = 1;
+        fr->state = VIGIL__FREQ_IDLE;
+        fr->route = VIGIL__ROUTE_NONE;
+        fr->buf_ = f->free_list; /* a free request's buf links the free list */
+        f->free_list = &c->reqs[i];
     }
+    return true;
+}
+
+/* Takes the first free request (there is one) with its public fields cleared. */
+static inline __attribute__((always_inline)) vigil_file_req *pool_pop(struct vigil__file *f)
+{
     vigil_file_req *r = f->free_list;
     f->free_list = vigil__freq(r)->buf_;
     /* The first cache line's public fields zeroed (the rest belongs to OPEN and STAT,
@@ -188,6 +189,24 @@ vigil_file_req *vigil_file_req_get(vigil_loop *loop)
     r->data = NULL, r->cb = NULL, r->buf = NULL, r->offset = 0, r->len = 0, r->fd = 0;
     r->op = 0, r->flags = 0, r->buf_index = 0, r->result = 0;
     return r;
+}
+
+/* The slow half of vigil_file_req_get: the loop's file state made, the pool refilled.
+ * Apart, so the get is a leaf that saves no registers. */
+static __attribute__((noinline, cold)) vigil_file_req *req_get_slow(vigil_loop *loop)
+{
+    struct vigil__file *f = loop ? file_state(loop) : NULL;
+    if (!f || (!f->free_list && !pool_refill(f)))
+        return NULL;
+    return pool_pop(f);
+}
+
+vigil_file_req *vigil_file_req_get(vigil_loop *loop)
+{
+    struct vigil__file *f = loop ? vigil__file_of(loop) : NULL;
+    if (__builtin_expect(!f || !f->free_list, 0))
+        return req_get_slow(loop);
+    return pool_pop(f);
 }
 
 void vigil_file_req_put(vigil_loop *loop, vigil_file_req *req)
@@ -203,7 +222,28 @@ void vigil_file_req_put(vigil_loop *loop, vigil_file_req *req)
 
 /* ------------------------------------------------------------- submission */
 
-static int check(struct vigil__file *f, vigil_file_req *r)
+/* What the fast check reads of the registrations, loaded once per batch (the stores to
+ * each request's state would otherwise make the compiler load them again each time). */
+struct fixed_view {
+    const int *fixed;
+    unsigned nfixed; /* 0 when buffers are not registered: a registered request then takes check_slow */
+};
+
+/* The common request, a read or write with no flags or with registered file and buffer,
+ * checked in a few compares; anything else (or anything wrong) takes check_slow, which
+ * judges it in full. The same verdicts as check_slow's for the requests it accepts. */
+static inline __attribute__((always_inline)) bool check_fast(struct fixed_view v, vigil_file_req *r)
+{
+    if ((unsigned)(r->op - VIGIL_FILE_READ) > VIGIL_FILE_WRITE - VIGIL_FILE_READ ||
+        vigil__freq(r)->state != VIGIL__FREQ_IDLE || !r->cb || r->offset < 0)
+        return false;
+    unsigned fl = r->flags, fd = (unsigned)r->fd; /* fd < 0: a large unsigned */
+    if (fl == 0)
+        return fd <= INT32_MAX;
+    return fl == (VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF) && fd < v.nfixed && v.fixed[fd] >= 0;
+}
+
+static int check_slow(struct vigil__file *f, vigil_file_req *r)
 {
     if (vigil__freq(r)->state != VIGIL__FREQ_IDLE)
         return -EBUSY;
@@ -287,13 +327,14 @@ int vigil_file_submit(vigil_loop *loop, vigil_file_req *const *reqs, int n)
         return err;
     if (f->freeing)
         return -ECANCELED;
+    struct fixed_view v = {f->fixed, f->bufs ? f->nfixed : 0};
     int k = 0;
     for (; k < n; k++) {
         if (!reqs[k]) {
             err = -EINVAL;
             break;
         }
-        if ((err = check(f, reqs[k])) < 0)
+        if (!check_fast(v, reqs[k]) && (err = check_slow(f, reqs[k])) < 0)
             break;
         struct vigil__freq *fr = vigil__freq(reqs[k]);
         /* Marked at once: the same request twice in one batch is refused as -EBUSY. */

@@ -4,6 +4,7 @@
  */
 #include "net/net_int.h"
 #include "sys/clock.h"
+#include "sys/list.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,9 @@ static struct vigil__net *net(vigil_loop *loop)
 {
     return vigil__net_of(loop);
 }
+
+/* The loop's open sockets (n->open), linked through next and prev. */
+VIGIL__HLIST_DEFINE(open_list, struct vigil__sock, next, prev)
 
 /* ------------------------------------------------------------------ open */
 
@@ -50,10 +54,7 @@ int vigil_sock_open(vigil_loop *loop, vigil_sock *ps, int fd)
         return e;
     }
     s->state = VIGIL__S_OPEN | (type == SOCK_STREAM ? 0 : VIGIL__S_DGRAM_SOCK);
-    s->next = n->open;
-    if (n->open)
-        n->open->prev = s;
-    n->open = s;
+    open_list_add(&n->open, s);
     return 0;
 }
 
@@ -867,13 +868,7 @@ static void close_finished(vigil_loop *loop, struct vigil__deferred *d)
 {
     struct vigil__sock *s = (struct vigil__sock *)((char *)d - offsetof(struct vigil__sock, later));
     struct vigil__net *n = net(loop);
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        n->open = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    s->next = s->prev = NULL;
+    open_list_del(&n->open, s);
     s->state = VIGIL__S_CLOSED;
     vigil__net_active_stop(loop);
     if (s->close_cb)

@@ -38,8 +38,20 @@ int main(void)
     vigil_file_prep_read(&r, 2, mem[1], 10, 0, ft_on_done);
     r.flags = VIGIL_FILE_FIXED_FILE;
     CHECK_EQ(vigil_file_start(loop, &r), -EBADF);
+    /* The same refusals with both flags (the submission's fast check for registered
+     * reads and writes must give the full check's verdicts). */
+    r.flags = VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF;
+    CHECK_EQ(vigil_file_start(loop, &r), -EBADF);
+    r.fd = -1;
+    CHECK_EQ(vigil_file_start(loop, &r), -EBADF);
+    r.fd = 0;
+    r.offset = -1;
+    CHECK_EQ(vigil_file_start(loop, &r), -EINVAL);
 
     CHECK_EQ(vigil_file_unregister_buffers(loop), 0);
+    vigil_file_prep_read(&r, 0, mem[1], 10, 0, ft_on_done);
+    r.flags = VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF; /* files still registered, buffers not */
+    CHECK_EQ(vigil_file_start(loop, &r), -EINVAL);
     CHECK_EQ(vigil_file_unregister_files(loop), 0);
     vigil_file_prep_read(&r, 0, mem[1], 10, 0, ft_on_done);
     r.flags = VIGIL_FILE_FIXED_FILE;
