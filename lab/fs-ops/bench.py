@@ -31,7 +31,7 @@ TITLE = "File-system calls on 10,000 files in one directory, 1 and 64 in flight:
 SEED = ("Issue 28: vigil's best engine >= 0.95x the faster of libuv (default pool) and liburing at "
         "every op and in-flight count, at no more CPU per operation than libuv")
 PARAMS = ("op", "inflight")
-BUDGET_S = 330
+BUDGET_S = 300
 
 OPS = ("create", "stat", "read", "rename", "unlink", "readdir")
 ROUTE_OPS = ("route:unlink", "route:rename", "route:mkdir", "route:symlink", "route:link", "route:ftruncate",

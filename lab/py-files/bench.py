@@ -22,7 +22,7 @@ TITLE = "asyncio file I/O: 4 KiB reads, writes, stat of 10,000 files; 1 and 64 i
 SEED = ("Issue 30: vigil's file API on its best backend >= 3x the ops/s of aiofiles and of anyio at 64 "
         "in flight, at <= 0.5x their CPU per operation (read, write, stat)")
 PARAMS = ("op", "inflight")
-BUDGET_S = 90
+BUDGET_S = 80
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPS = ("read", "write", "stat")

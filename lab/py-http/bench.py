@@ -28,7 +28,7 @@ SEED = ("vigil's loop under the frameworks people deploy: with aiohttp and with 
         "1000 keep-alive connections, at least 0.97x uvloop's and rloop's requests/s at no more server CPU per "
         "request than uvloop; with a new connection per request, at least 0.97x uvloop's requests/s.")
 PARAMS = ("conns",)  # the case (framework, churn) names the series: one row per loop and case
-BUDGET_S = 300  # 2 frameworks x 3 points x 5 servers x 7 rounds of 1 s wrk runs (~1.1 s each) + warm-up, starts
+BUDGET_S = 290  # 2 frameworks x 3 points x 5 servers x 7 rounds of 1 s wrk runs (~1.1 s each) + warm-up, starts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAMEWORKS = ("aiohttp", "uvicorn")

@@ -24,7 +24,7 @@ TITLE = "Python TLS 1.3 echo server (asyncio protocols): asyncio, uvloop, rloop,
 SEED = ("vigil's loop serving TLS 1.3 the way asyncio programs do (create_server(ssl=...)): at 100 connections, "
         "64 B and 4 KiB, at least 0.97x uvloop's requests/s at no more server CPU per request.")
 PARAMS = ("conns", "msg_bytes")
-BUDGET_S = 90  # the venv step (~12 s), 5 servers started, 4 loops x 2 points x 6 rounds of ~1.35 s
+BUDGET_S = 85  # the venv step (~12 s), 5 servers started, 4 loops x 2 points x 6 rounds of ~1.35 s
 # (100 handshakes, 0.2 s warm-up, 0.8 s measured)
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -25,7 +25,7 @@ SEED = ("Issue 28: starting a child must not copy the parent's page tables (CLON
         "posix_spawn's way): vigil at least 0.95x posix_spawn + pidfd and at least libuv, its CPU "
         "per spawn flat from 16 MiB to 1 GiB and below fork + exec's")
 PARAMS = ("inflight", "parent_rss_mb")
-BUDGET_S = 80
+BUDGET_S = 72
 
 RSS = (16, 1024)
 INFLIGHT = (1, 32)

@@ -25,7 +25,7 @@ SEED = ("Issue 28: libuv's users have asked for years for a thread pool that slo
         "(libuv #28, nodejs/node #8436); target: vigil >= 1.2x libuv's jobs/s at 64 in flight, and "
         "short jobs' p99 round trip under 1 ms while 8 jobs of 100 ms run")
 PARAMS = ("inflight",)
-BUDGET_S = 50
+BUDGET_S = 44
 
 EMPTY = [  # (label, program, extra args, env)
     ("vigil uring", "wq_vigil", [], {"VIGIL_BACKEND": "uring"}),
