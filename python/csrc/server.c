@@ -39,6 +39,8 @@ enum {
     LF_QUEUED = 1u << 0,      /* on the ready queue */
     LF_PEND_MARKED = 1u << 1, /* an event recorded this turn */
     LF_SELFREF = 1u << 2,     /* holds a reference to itself (vigil_sock open) */
+    LF_PAUSED = 1u << 3,      /* out of fds: accepting stopped until _resume() */
+    LF_REPORTED = 1u << 4,    /* EMFILE reported; not again until a connection is made */
 };
 
 typedef struct ListenerObject {
@@ -50,6 +52,7 @@ typedef struct ListenerObject {
     PyObject *sock_cls;  /* socket.socket */
     PyObject *tr_cls;    /* the transport class: (loop, sock, protocol, waiter, extra, server) */
     PyObject *errors;    /* errors(exc, protocol, accept_error): a failure */
+    PyObject *resume;    /* self._resume, bound (call_later's callback while paused) */
     int family, type, proto;
     vigil_sock *vs;      /* NULL once closed */
     struct vpy_ring fds; /* of int: accepted fds, or -errno */
@@ -159,7 +162,37 @@ static void sock_close_quiet(PyObject *sock)
     PyErr_Restore(et, ev, etb);
 }
 
-/* One connection: socket, protocol, transport. 0, or -1 with SystemExit/KeyboardInterrupt. */
+/* EMFILE/ENFILE, reported once until a connection is made again (as vigil reports its
+ * own accept's). 0, or -1 with SystemExit/KeyboardInterrupt. */
+static int report_emfile(ListenerObject *L, int err)
+{
+    if (L->flags & LF_REPORTED)
+        return 0;
+    L->flags |= LF_REPORTED;
+    PyObject *args = Py_BuildValue("(is)", err, strerror(err));
+    PyObject *exc = args ? PyObject_Call(PyExc_OSError, args, NULL) : NULL;
+    Py_XDECREF(args);
+    return report(L, exc, NULL, 1);
+}
+
+/* Stops accepting for VIGIL_NET_ACCEPT_BACKOFF_MS (the connection at the head of the
+ * queue stays there). Returns PAUSED, or -1. */
+#define PAUSED 1
+static int pause_accepting(ListenerObject *L)
+{
+    L->flags |= LF_PAUSED;
+    if (L->vs && L->loop->vl)
+        vigil_sock_accept_stop(L->loop->vl, L->vs);
+    PyObject *r = PyObject_CallMethod((PyObject *)L->loop, "call_later", "dO", VIGIL_NET_ACCEPT_BACKOFF_MS / 1000.0,
+                                      L->resume ? L->resume : Py_None);
+    if (!r)
+        return vpy_exc_escapes() ? -1 : (PyErr_WriteUnraisable((PyObject *)L), PAUSED);
+    Py_DECREF(r);
+    return PAUSED;
+}
+
+/* One connection: socket, protocol, transport. 0, PAUSED (fd not taken), or -1 with
+ * SystemExit/KeyboardInterrupt. */
 static int accept_one(ListenerObject *L, int fd)
 {
     if (fd < 0) {
@@ -168,6 +201,29 @@ static int accept_one(ListenerObject *L, int fd)
         Py_XDECREF(args);
         return report(L, exc, NULL, 1);
     }
+    /* The transport takes a second fd (stream.c gives vigil a dup). Out of fds: the
+     * connections accepted after this one hold fds none of them can be served with (a
+     * burst accepted into the last free fds would wait for ever), so the newest is
+     * closed to make room for the oldest (libuv, under uvloop, closes every pending
+     * connection on EMFILE); the last one waits at the head of the queue while
+     * accepting pauses, as vigil pauses its own accept after EMFILE, until fds free up. */
+    int probe, err = 0;
+    while ((probe = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0 && (errno == EMFILE || errno == ENFILE)) {
+        err = errno;
+        if (L->fds.len <= 1)
+            break;
+        int newest = FD_AT(L, L->fds.len - 1);
+        L->fds.len--;
+        if (newest >= 0)
+            close(newest);
+    }
+    if (err && report_emfile(L, err) < 0)
+        return -1;
+    if (probe < 0 && err)
+        return pause_accepting(L);
+    if (probe >= 0)
+        close(probe);
+    L->flags &= ~LF_REPORTED;
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0 && !(fl & O_NONBLOCK))
         (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
@@ -215,6 +271,24 @@ static int queue_self(ListenerObject *L)
     return vpy_ready_push(L->loop, (PyObject *)L, &L->lh);
 }
 
+/* Hands every recorded connection over, unless paused. 0, or -1 (SystemExit...). */
+static int listener_drain(ListenerObject *L)
+{
+    while (L->fds.len && L->vs && !(L->flags & LF_PAUSED)) {
+        int fd = FD_AT(L, 0);
+        int r = accept_one(L, fd);
+        if (r == PAUSED)
+            return 0;
+        vpy_ring_drop(&L->fds);
+        if (r < 0) {
+            if (L->fds.len && L->vs && queue_self(L) < 0)
+                PyErr_WriteUnraisable(NULL);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int listener_event(LoopObject *l, struct vpy_handle *lh, int revents)
 {
     ListenerObject *L = vpy_container_of(lh, ListenerObject, lh);
@@ -230,16 +304,7 @@ static int listener_run(LoopObject *l, struct vpy_handle *lh)
     ListenerObject *L = vpy_container_of(lh, ListenerObject, lh);
     (void)l;
     L->flags &= ~LF_QUEUED;
-    while (L->fds.len && L->vs) {
-        int fd = FD_AT(L, 0);
-        vpy_ring_drop(&L->fds);
-        if (accept_one(L, fd) < 0) {
-            if (L->fds.len && L->vs && queue_self(L) < 0)
-                PyErr_WriteUnraisable(NULL);
-            return -1;
-        }
-    }
-    return 0;
+    return listener_drain(L);
 }
 
 /* vigil_loop_free closed the socket (without a callback): free it, drop what it held. */
@@ -311,6 +376,10 @@ static PyObject *listener_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     L->tr_cls = tr_cls;
     Py_INCREF(errors);
     L->errors = errors;
+    if (!(L->resume = PyObject_GetAttrString((PyObject *)L, "_resume"))) {
+        Py_DECREF(L);
+        return NULL;
+    }
     int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (dfd < 0) {
         PyErr_SetFromErrno(PyExc_OSError);
@@ -365,6 +434,7 @@ static int listener_traverse(ListenerObject *L, visitproc visit, void *arg)
     Py_VISIT(L->sock_cls);
     Py_VISIT(L->tr_cls);
     Py_VISIT(L->errors);
+    Py_VISIT(L->resume);
     return 0;
 }
 
@@ -376,6 +446,7 @@ static int listener_clear(ListenerObject *L)
     Py_CLEAR(L->sock_cls);
     Py_CLEAR(L->tr_cls);
     Py_CLEAR(L->errors);
+    Py_CLEAR(L->resume);
     return 0;
 }
 
@@ -405,6 +476,29 @@ static PyObject *m_close(ListenerObject *L, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* The pause after EMFILE is over: hand the waiting connections over, accept again. */
+static PyObject *m_resume(ListenerObject *L, PyObject *unused)
+{
+    if (!(L->flags & LF_PAUSED) || !L->vs)
+        Py_RETURN_NONE;
+    L->flags &= ~LF_PAUSED;
+    Py_INCREF(L);
+    int r = listener_drain(L);
+    if (r == 0 && L->vs && !(L->flags & LF_PAUSED)) {
+        int e = vigil_sock_accept_start(L->loop->vl, L->vs, on_accept);
+        if (e < 0 && e != -EBUSY) {
+            PyObject *args = Py_BuildValue("(is)", -e, strerror(-e));
+            PyObject *exc = args ? PyObject_Call(PyExc_OSError, args, NULL) : NULL;
+            Py_XDECREF(args);
+            r = report(L, exc, NULL, 1);
+        }
+    }
+    Py_DECREF(L);
+    if (r < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *m_accepting(ListenerObject *L, PyObject *unused)
 {
     return PyBool_FromLong(L->vs && vigil_sock_accepting(L->vs));
@@ -412,6 +506,7 @@ static PyObject *m_accepting(ListenerObject *L, PyObject *unused)
 
 static PyMethodDef listener_methods[] = {
     {"close", (PyCFunction)m_close, METH_NOARGS, "Stop accepting; close the connections not yet handed over."},
+    {"_resume", (PyCFunction)m_resume, METH_NOARGS, NULL},
     {"accepting", (PyCFunction)m_accepting, METH_NOARGS, "True while vigil accepts (False after close or an error)."},
     {NULL},
 };
