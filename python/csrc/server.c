@@ -224,9 +224,9 @@ static int accept_one(ListenerObject *L, int fd)
     if (probe >= 0)
         close(probe);
     L->flags &= ~LF_REPORTED;
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0 && !(fl & O_NONBLOCK))
-        (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    /* Non-blocking, as asyncio's accept leaves it (io_uring's accept does not set it). A
+     * socket has no other F_SETFL flag set: one call, no F_GETFL. */
+    (void)fcntl(fd, F_SETFL, O_NONBLOCK);
     /* SOCK_NONBLOCK in type: the socket object's timeout is 0 (setblocking(False)) */
     PyObject *sock = PyObject_CallFunction(L->sock_cls, "iiii", L->family, L->type | SOCK_NONBLOCK, L->proto, fd);
     if (!sock) {
