@@ -5,7 +5,8 @@ backend VIGIL_BACKEND selects (ctest runs this file once per backend), so a diff
 shows as a failure on one side only. On vigil's loop each test also checks that the
 server accepted through the C listener (not the Python readiness path).
 
-- 1,000 connections accepted and echoed; close()/wait_closed() with live clients
+- 1,000 connections accepted and echoed; a host list (dual stack), sock=, a Unix
+  server; close()/wait_closed() with live clients
   (3.12+: wait_closed waits for them); start_serving=False then start_serving();
   serve_forever() cancelled; reuse_port with two servers on one port; the protocol
   factory in the context captured at create_server (a copy per connection); a factory
@@ -123,6 +124,21 @@ def test_sock_argument(loop):
     run(loop, main())
 
 
+def test_unix_server(loop, tmp_path):
+    async def main():
+        path = str(tmp_path / "s.sock")
+        srv = await loop.create_unix_server(Echo, path)
+        in_c(loop, srv)
+        r, w = await asyncio.open_unix_connection(path)
+        w.write(b"unix")
+        assert await r.readexactly(4) == b"unix"
+        w.close()
+        await w.wait_closed()
+        srv.close()
+        await srv.wait_closed()
+    run(loop, main())
+
+
 def test_close_with_live_clients(loop):
     async def main():
         srv = await loop.create_server(Echo, "127.0.0.1", 0)
@@ -139,8 +155,8 @@ def test_close_with_live_clients(loop):
         waiter = asyncio.ensure_future(srv.wait_closed())
         for _ in range(20):
             await asyncio.sleep(0)
-        if sys.version_info >= (3, 12):
-            assert not waiter.done()  # waits for the connections
+        if sys.version_info >= (3, 12, 1):
+            assert not waiter.done()  # waits for the connections (asyncio since 3.12.1)
         with pytest.raises(OSError):
             await echo_once(port)  # no longer listening
         for r, w in clients:  # the live connections still work
