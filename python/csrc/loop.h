@@ -46,6 +46,7 @@ enum vpy_kind {
     VPY_KIND_MQ,     /* one direction of an MQObject: a vigil_mq_watch (mq.c) */
     VPY_KIND_PROC,   /* ProcObject: a running vigil_proc (proc.c) */
     VPY_KIND_FILE,   /* struct freq: a vigil file request in flight (file.c) */
+    VPY_KIND_LISTENER, /* ListenerObject: a listening vigil_sock accepting (server.c) */
     VPY_KIND_COUNT
 };
 
@@ -135,6 +136,10 @@ PyObject *vpy_loop_run(LoopObject *l);
 void vpy_ring_doorbell(LoopObject *l);
 void vpy_on_doorbell(vigil_loop *vl, vigil_io *w, int revents);
 int vpy_check_open(LoopObject *l); /* -1 with RuntimeError once closed */
+
+/* stream.c: sets up the loop's sockets (the receive-buffer pool) as the transports
+ * want it; 0 if done already, or a negative errno. Call before any vigil_sock_open. */
+int vpy_stream_net_setup(LoopObject *l);
 
 /* io.c */
 void vpy_fdwatch_table_free(LoopObject *l);

@@ -1234,3 +1234,13 @@ int vpy_stream_type_add(PyObject *m, vpy_state *st)
         return -1;
     return 0;
 }
+
+int vpy_stream_net_setup(LoopObject *l)
+{
+    struct vigil_net_options no;
+    vigil_net_options_init(&no);
+    no.buf_size = POOL_BUF_SIZE;
+    no.buf_count = POOL_BUF_COUNT;
+    int e = vigil_net_setup(l->vl, &no);
+    return e == -EBUSY ? 0 : e;
+}

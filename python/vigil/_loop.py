@@ -28,6 +28,7 @@ transport) and ``sendfile`` (``os.sendfile`` when the socket is writable).
 
 import asyncio
 import collections
+import contextvars
 import errno
 import functools
 import io
@@ -660,12 +661,48 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
     def _start_serving(self, protocol_factory, sock, sslcontext=None, server=None, backlog=100,
                        ssl_handshake_timeout=constants.SSL_HANDSHAKE_TIMEOUT,
                        ssl_shutdown_timeout=constants.SSL_SHUTDOWN_TIMEOUT):
+        if sslcontext is None and sock.type == socket.SOCK_STREAM:
+            # Accepting in C (csrc/server.c): vigil's listener (multishot accept on
+            # io_uring), the protocol and the transport made in a copy of this context,
+            # as asyncio's reader handle captures it here.
+            listeners = self.__dict__.setdefault("_vigil_listeners", {})
+            if sock.fileno() not in listeners:
+                listeners[sock.fileno()] = _core.Listener(
+                    self, sock, protocol_factory, contextvars.copy_context(), server, socket.socket,
+                    SocketTransport, functools.partial(self._vigil_accept_error, sock, server))
+            return
         self._add_reader(sock.fileno(), self._accept_ready, protocol_factory, sock, sslcontext, server,
                          backlog, ssl_handshake_timeout, ssl_shutdown_timeout)
 
+    def _vigil_accept_error(self, sock, server, exc, protocol, accept_error):
+        """A failure of csrc/server.c's listener: accept's own error (an OSError: vigil
+        pauses and retries by itself after EMFILE/ENFILE), or the protocol factory's or
+        the transport's (the connection is closed), reported as asyncio reports them."""
+        if accept_error and exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+            self.call_exception_handler({
+                "message": "socket.accept() out of system resource",
+                "exception": exc,
+                "socket": trsock.TransportSocket(sock),
+            })
+        elif accept_error:  # vigil stopped accepting (asyncio's reader would raise)
+            self.call_exception_handler({
+                "message": "Error accepting a connection",
+                "exception": exc,
+                "socket": trsock.TransportSocket(sock),
+            })
+        elif self._debug:  # as asyncio's _accept_connection2: reported in debug mode only
+            context = {"message": "Error on transport creation for incoming connection", "exception": exc}
+            if protocol is not None:
+                context["protocol"] = protocol
+            self.call_exception_handler(context)
+
     def _stop_serving(self, sock):
-        self._remove_reader(sock.fileno())
-        self._flush_changes()  # io_uring: the poll must let go of the file first
+        listener = self.__dict__.get("_vigil_listeners", {}).pop(sock.fileno(), None)
+        if listener is not None:
+            listener.close()
+        else:
+            self._remove_reader(sock.fileno())
+        self._flush_changes()  # io_uring: the poll (or accept) must let go of the file first
         sock.close()
 
     def _accept_ready(self, protocol_factory, sock, sslcontext, server, backlog, ssl_handshake_timeout,
