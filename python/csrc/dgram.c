@@ -12,11 +12,15 @@
  *            stream vigil ended with the error.
  *   send     as asyncio's selector transport: sendto() tries the datagram at once
  *            (sendto(2), MSG_DONTWAIT) while nothing is queued; one that would block is
- *            copied to the queue, whose head goes out by vigil_sock_sendto (the loop waits
- *            for room); an error of the immediate try goes to error_received at once, one
- *            of a queued datagram when its completion runs. The queued bytes are
+ *            copied to the queue, sent when vigil reports the socket writable (a vigil_io
+ *            watch on the fd, stopped once the queue is empty); an error goes to
+ *            error_received (at once for the immediate try). The queued bytes are
  *            get_write_buffer_size(); crossing the high/low water marks calls the shell's
- *            _maybe_pause_protocol/_maybe_resume_protocol (asyncio's).
+ *            _maybe_pause_protocol/_maybe_resume_protocol (asyncio's). Not
+ *            vigil_sock_sendto: on io_uring, an AF_UNIX datagram handed to it while the
+ *            receiver's queue is full goes out EMPTY once room comes (the kernel copied the
+ *            bytes before it found the queue full, and its retry sends what is left of
+ *            them: nothing); seen on 6.18, see the report of this change.
  *   close    receives stop; connection_lost once the queue is out (abort: at once).
  *
  * Everything called from the ready queue runs in the contextvars.Context captured when
@@ -76,8 +80,8 @@ enum {
     DF_STARTED = 1u << 5,
     DF_CLOSING = 1u << 6,
     DF_DETACHED = 1u << 7,
-    DF_SENDING = 1u << 8, /* the queue's head is in flight */
-    DF_SENT = 1u << 9,    /* ... and its completion was recorded */
+    DF_SENDING = 1u << 8, /* the writability watch runs (the queue waits for room) */
+    DF_WRITABLE = 1u << 9, /* ... and it fired */
 };
 
 struct DgramObject {
@@ -94,8 +98,7 @@ struct DgramObject {
     socklen_t last_to_len;
     int family, fd, connected;
     vigil_sock *vs;
-    vigil_net_req req;
-    ssize_t sent_res;
+    vigil_io wio; /* writability of fd while the queue waits */
     struct vpy_ring rx; /* struct drx */
     struct vpy_ring wq; /* struct dwq */
     Py_ssize_t wq_bytes, high, low;
@@ -206,11 +209,11 @@ static void on_recvfrom(vigil_loop *vl, vigil_sock *s, ssize_t res, vigil_buf *b
     mark(t, vl);
 }
 
-static void on_sent(vigil_loop *vl, vigil_net_req *req, ssize_t res)
+static void on_writable(vigil_loop *vl, vigil_io *w, int revents)
 {
-    DgramObject *t = req->data;
-    t->sent_res = res;
-    t->flags |= DF_SENT;
+    DgramObject *t = w->data;
+    (void)revents; /* an error shows in the next sendto */
+    t->flags |= DF_WRITABLE;
     mark(t, vl);
 }
 
@@ -437,24 +440,29 @@ static int maybe_pause(DgramObject *t)
     return 0;
 }
 
-/* Starts the queue's head on vigil (it waits for room). */
-static void send_head(DgramObject *t)
+/* Watches fd for room while the queue waits; stops once it is empty. */
+static void watch_update(DgramObject *t)
 {
-    if ((t->flags & DF_SENDING) || !t->wq.len || !t->vs || !t->loop->vl)
-        return;
-    struct dwq *q = &WQ_AT(t, 0);
-    int r = vigil_sock_sendto(t->loop->vl, t->vs, &t->req, PyBytes_AS_STRING(q->data),
-                              (size_t)PyBytes_GET_SIZE(q->data), q->alen ? (struct sockaddr *)&q->addr : NULL,
-                              q->alen, on_sent);
-    if (r < 0) { /* reported as its completion would be */
-        t->sent_res = r;
-        t->flags |= DF_SENDING | DF_SENT;
-        vpy_pend_push(t->loop, &t->lh, 0);
-        t->flags |= DF_PEND_MARKED;
-    } else {
-        t->flags |= DF_SENDING;
+    int want = t->wq.len && t->loop->vl && !(t->flags & DF_DETACHED);
+    if (want && !(t->flags & DF_SENDING)) {
+        if (vigil_io_start(t->loop->vl, &t->wio, t->fd, VIGIL_WRITE, on_writable) == 0)
+            t->flags |= DF_SENDING;
+    } else if (!want && (t->flags & DF_SENDING)) {
+        if (t->loop->vl)
+            vigil_io_stop(t->loop->vl, &t->wio);
+        t->flags &= ~(DF_SENDING | DF_WRITABLE);
     }
     ref_update(t);
+}
+
+static ssize_t send_one(DgramObject *t, const void *p, size_t n, const struct sockaddr_storage *sa, socklen_t alen)
+{
+    ssize_t k;
+    do
+        k = alen ? sendto(t->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)sa, alen)
+                 : send(t->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (k < 0 && errno == EINTR);
+    return k;
 }
 
 static void wq_pop(DgramObject *t)
@@ -467,43 +475,40 @@ static void wq_pop(DgramObject *t)
 
 static void wq_clear(DgramObject *t)
 {
-    /* The head stays while vigil sends it (its bytes are in use): dropped at its end. */
-    size_t keep = (t->flags & DF_SENDING) ? 1 : 0;
-    while (t->wq.len > keep) {
-        struct dwq *q = &WQ_AT(t, t->wq.len - 1);
-        t->wq_bytes -= PyBytes_GET_SIZE(q->data);
-        Py_DECREF(q->data);
-        t->wq.len--;
-    }
+    while (t->wq.len)
+        wq_pop(t);
 }
 
 static int schedule_lost(DgramObject *t, PyObject *exc);
 
-/* The head's completion was recorded: end it, report its error, go on. */
-static int reap(DgramObject *t)
+/* The socket has room: send the queue (asyncio's _sendto_ready). An error ends this
+ * round after error_received, the rest waits for the next. */
+static int flush(DgramObject *t)
 {
-    if (!(t->flags & DF_SENT))
+    if (!(t->flags & DF_WRITABLE))
         return 0;
-    ssize_t res = t->sent_res;
-    t->flags &= ~(DF_SENT | DF_SENDING);
+    t->flags &= ~DF_WRITABLE;
     int was_over = t->wq_bytes > t->low;
-    if (t->wq.len)
+    while (t->wq.len && !t->conn_lost) {
+        struct dwq *q = &WQ_AT(t, 0);
+        ssize_t k = send_one(t, PyBytes_AS_STRING(q->data), (size_t)PyBytes_GET_SIZE(q->data), &q->addr, q->alen);
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        int err = k < 0 ? errno : 0;
         wq_pop(t);
-    if (t->conn_lost && !(t->flags & DF_CLOSING))
-        return 0;
-    if (res < 0 && res != -ECANCELED && !t->conn_lost && report_error(t, (int)-res) < 0)
-        return -1;
-    if (t->conn_lost) { /* aborted: the queue was dropped */
-        wq_clear(t);
-        return 0;
+        if (err) {
+            int rc = report_error(t, err);
+            watch_update(t);
+            return rc;
+        }
     }
-    send_head(t);
-    if (was_over && t->wq_bytes <= t->low) {
+    if (was_over && t->wq_bytes <= t->low && !t->conn_lost) {
         PyObject *r = PyObject_CallMethod(t->shell, "_maybe_resume_protocol", NULL);
         if (!r && cb_error(t) < 0)
             return -1;
         Py_XDECREF(r);
     }
+    watch_update(t);
     if (!t->wq.len && (t->flags & DF_CLOSING) && !t->conn_lost) {
         t->conn_lost++;
         if (schedule_lost(t, Py_None) < 0)
@@ -595,12 +600,7 @@ static PyObject *m_sendto(DgramObject *t, PyObject *const *args, Py_ssize_t narg
         }
     }
     if (!t->wq.len) {
-        ssize_t k;
-        do
-            k = alen ? sendto(t->fd, view.buf, (size_t)view.len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
-                              alen)
-                     : send(t->fd, view.buf, (size_t)view.len, MSG_DONTWAIT | MSG_NOSIGNAL);
-        while (k < 0 && errno == EINTR);
+        ssize_t k = send_one(t, view.buf, (size_t)view.len, &sa, alen);
         if (k >= 0) {
             PyBuffer_Release(&view);
             Py_RETURN_NONE;
@@ -619,7 +619,7 @@ static PyObject *m_sendto(DgramObject *t, PyObject *const *args, Py_ssize_t narg
         Py_XDECREF(copy);
         return NULL;
     }
-    send_head(t);
+    watch_update(t);
     if (maybe_pause(t) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -654,7 +654,7 @@ static int dgram_run(LoopObject *l, struct vpy_handle *lh)
     int entered = t->context && PyContext_Enter(t->context) == 0;
     if (t->context && !entered)
         PyErr_Clear();
-    int rc = reap(t);
+    int rc = flush(t);
     if (rc == 0)
         rc = deliver(t);
     if (rc == 0 && t->rx.len && !(t->flags & (DF_CLOSING | DF_DETACHED)))
@@ -684,12 +684,7 @@ static void dgram_loop_freed(LoopObject *l, struct vpy_handle *lh)
     free(t->vs);
     t->vs = NULL;
     t->rx.len = t->rx.head = 0; /* the pool is gone */
-    if (t->flags & DF_SENDING) {
-        t->flags &= ~(DF_SENDING | DF_SENT);
-        if (t->wq.len)
-            wq_pop(t);
-    }
-    t->flags &= ~DF_RX_ON;
+    t->flags &= ~(DF_RX_ON | DF_SENDING | DF_WRITABLE); /* vigil_loop_free ended the watch */
     ref_update(t);
     Py_DECREF(t);
 }
@@ -744,7 +739,7 @@ static PyObject *dio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     t->connected = connected;
     t->high = 64 * 1024;
     t->low = 16 * 1024;
-    t->req.data = t;
+    t->wio.data = t;
     if (!(t->context = PyContext_CopyCurrent()) ||
         !(t->datagram_received = PyObject_GetAttrString(protocol, "datagram_received")) ||
         !(t->error_received = PyObject_GetAttrString(protocol, "error_received"))) {
@@ -819,7 +814,6 @@ static void dio_dealloc(DgramObject *t)
     dio_clear(t);
     sock_close(t); /* no stream and no send in flight: no self-reference is held */
     vpy_ring_free(&t->rx);
-    t->flags &= ~DF_SENDING;
     wq_clear(t);
     vpy_ring_free(&t->wq);
     Py_CLEAR(t->loop);
@@ -875,8 +869,7 @@ static PyObject *m_force_close(DgramObject *t, PyObject *exc)
     if (t->conn_lost)
         Py_RETURN_NONE;
     wq_clear(t);
-    if (t->flags & DF_SENDING && t->loop->vl)
-        vigil_net_cancel(t->loop->vl, &t->req);
+    watch_update(t);
     t->flags |= DF_CLOSING;
     if (rx_update(t) < 0)
         PyErr_Clear();
@@ -892,6 +885,7 @@ static PyObject *m_detach(DgramObject *t, PyObject *unused)
     t->flags |= DF_DETACHED | DF_CLOSING;
     sock_close(t);
     wq_clear(t);
+    watch_update(t);
     Py_CLEAR(t->protocol);
     Py_CLEAR(t->datagram_received);
     Py_CLEAR(t->error_received);

@@ -1021,7 +1021,7 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
         self._protocol = protocol
         self._address = address
         self._resolving = False
-        io = self._io = _core.DgramIO(loop, sock, self, protocol, address, self._extra["peername"] is not None)
+        io = self._io = _core.DgramIO(loop, sock, self, protocol, address, bool(self._extra["peername"]))
         io._set_limits(self._high_water, self._low_water)
         # The hot calls go straight to C (instance attributes over the class's methods).
         self.sendto = io.sendto
