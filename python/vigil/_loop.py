@@ -18,7 +18,8 @@ debug-mode plumbing, async generator shutdown. BaseEventLoop's own scheduler
 construction and every method that would use them is replaced here or in C.
 
 Written here, in Python (rarely hot): the ``sock_*`` coroutines, ``_start_serving`` and
-the accept path, Unix sockets' address handling, the datagram transport, signals
+the accept path, Unix sockets' address handling, the datagram transport's shell (its
+receive/send path is ``vigil._core.DgramIO``, dgram.c), signals
 (``add_signal_handler`` through ``signal.set_wakeup_fd``), subprocesses (vigil._subprocess:
 the child started by vigil_proc, its exit seen through its pidfd, its pipes the C stream
 transport's; what vigil_proc cannot do goes to asyncio's Popen transport, the exit still
