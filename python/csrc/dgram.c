@@ -567,6 +567,10 @@ static PyObject *m_sendto(DgramObject *t, PyObject *const *args, Py_ssize_t narg
         PyObject *r = PyObject_CallMethod(t->shell, "_lost_write", "l", t->conn_lost - 1);
         return r;
     }
+    if (t->flags & DF_DETACHED) { /* after connection_lost: the socket is closed */
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
     struct sockaddr_storage sa;
     socklen_t alen = 0;
     if (!t->connected) {
@@ -884,6 +888,7 @@ static PyObject *m_detach(DgramObject *t, PyObject *unused)
 {
     t->flags |= DF_DETACHED | DF_CLOSING;
     sock_close(t);
+    t->fd = -1;
     wq_clear(t);
     watch_update(t);
     Py_CLEAR(t->protocol);
