@@ -80,7 +80,8 @@ static int mod_exec(PyObject *m)
         return -1;
     if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
         vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0 ||
-        vpy_file_type_add(m, st) < 0 || vpy_server_type_add(m, st) < 0)
+        vpy_file_type_add(m, st) < 0 || vpy_server_type_add(m, st) < 0 ||
+        vpy_dgram_type_add(m, st) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "libvigil_version", vigil_version_string());
 }
