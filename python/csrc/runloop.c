@@ -188,6 +188,8 @@ int vpy_run_ready(LoopObject *l)
                 Py_DECREF(e.obj);
                 continue;
             }
+            if (h->is_timer)
+                vpy_timer_due((TimerHandleObject *)h);
             r = l->debug ? run_handle_debug(l, h, &slow) : vpy_handle_run(h);
         }
         Py_DECREF(e.obj);
