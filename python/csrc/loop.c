@@ -138,6 +138,7 @@ static void loop_dealloc(LoopObject *l)
 {
     vpy_dealloc_begin((PyObject *)l, l->weakreflist);
     loop_release(l);
+    vpy_stream_bufs_free(l);
     vpy_ring_free(&l->ready);
     free(l->pend);
     vpy_dealloc_end((PyObject *)l);

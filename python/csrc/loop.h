@@ -109,6 +109,9 @@ struct LoopObject {
     size_t nactive[VPY_KIND_COUNT];
     struct vpy_fdwatch **fdw; /* io.c's table, by fd */
     int nfdw;
+    struct vpy_fdwatch *fdw_idle; /* io.c: watches kept until the turn's wait */
+    void *sbuf_free;              /* stream.c: free send buffers (io_uring) */
+    int nsbuf_free;
     int closed, stopping, debug, running;
     volatile int waiting; /* the loop thread sleeps in vigil_loop_run (GIL released) */
     int wake_fd;          /* eventfd: call_soon_threadsafe's doorbell */
@@ -130,6 +133,9 @@ PyObject *vpy_loop_run(LoopObject *l);
 void vpy_ring_doorbell(LoopObject *l);
 void vpy_on_doorbell(vigil_loop *vl, vigil_io *w, int revents);
 int vpy_check_open(LoopObject *l); /* -1 with RuntimeError once closed */
+
+/* stream.c */
+void vpy_stream_bufs_free(LoopObject *l); /* the send buffers, when the loop is freed */
 
 /* io.c */
 void vpy_fdwatch_table_free(LoopObject *l);
