@@ -18,6 +18,8 @@ struct vpy_fdwatch {
     PyObject *fileobj; /* the last non-int object given for fd (strong), or NULL */
     int fd;
     char io_on; /* the vigil_io is started */
+    char idle;  /* on the loop's idle list: no reader or writer, the vigil_io kept */
+    struct vpy_fdwatch *idle_prev, *idle_next;
     struct vpy_handle lh;
 };
 
@@ -47,9 +49,24 @@ static int fdwatch_event(LoopObject *l, struct vpy_handle *lh, int revents)
     return rc;
 }
 
+static void idle_unlink(LoopObject *l, struct vpy_fdwatch *fw)
+{
+    if (!fw->idle)
+        return;
+    if (fw->idle_prev)
+        fw->idle_prev->idle_next = fw->idle_next;
+    else
+        l->fdw_idle = fw->idle_next;
+    if (fw->idle_next)
+        fw->idle_next->idle_prev = fw->idle_prev;
+    fw->idle_prev = fw->idle_next = NULL;
+    fw->idle = 0;
+}
+
 static void fdwatch_free(LoopObject *l, struct vpy_fdwatch *fw)
 {
     PyObject *fileobj = fw->fileobj;
+    idle_unlink(l, fw);
     vpy_handle_stop(l, &fw->lh);
     l->fdw[fw->fd] = NULL;
     PyMem_Free(fw);
@@ -94,6 +111,7 @@ void vpy_fdwatch_table_free(LoopObject *l)
     PyMem_Free(l->fdw);
     l->fdw = NULL;
     l->nfdw = 0;
+    l->fdw_idle = NULL;
 }
 
 /* ----------------------------------------------------------------- the table */
@@ -133,21 +151,28 @@ static struct vpy_fdwatch *fdw_get(LoopObject *l, int fd, int create)
 /* The fd of fileobj: its fileno(), or, when that fails as a closed object's does (a
  * closed socket's -1), the fd of the watch last given that same object; -1 with the
  * fileno() error set if there is none (asyncio's selectors: _fileobj_lookup). */
-static int fd_of(LoopObject *l, PyObject *fileobj)
+static int fd_of_live(LoopObject *l, PyObject *fileobj, int *live)
 {
     int fd = PyObject_AsFileDescriptor(fileobj);
+    *live = fd >= 0;
     if (fd >= 0 || PyLong_Check(fileobj))
         return fd;
     if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_TypeError) &&
         !PyErr_ExceptionMatches(PyExc_AttributeError))
         return -1;
     for (int i = 0; i < l->nfdw; i++) {
-        if (l->fdw[i] && l->fdw[i]->fileobj == fileobj) {
+        if (l->fdw[i] && !l->fdw[i]->idle && l->fdw[i]->fileobj == fileobj) {
             PyErr_Clear();
             return i;
         }
     }
     return -1;
+}
+
+static int fd_of(LoopObject *l, PyObject *fileobj)
+{
+    int live;
+    return fd_of_live(l, fileobj, &live);
 }
 
 /* Remembers the object fd was given as (an int forgets it, as a selector's new key). */
@@ -203,7 +228,8 @@ static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, 
     }
     if (vpy_check_open(l) < 0)
         return NULL;
-    int fd = fd_of(l, args[0]);
+    int live;
+    int fd = fd_of_live(l, args[0], &live);
     if (fd < 0)
         return NULL;
     HandleObject *h = vpy_handle_new(l, 0, args[1], args + 2, nargs - 2, NULL);
@@ -214,14 +240,25 @@ static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, 
         Py_DECREF(h);
         return NULL;
     }
+    if (fw->idle) {
+        /* A watch kept since its last removal this turn (see vpy_fdwatch_flush): the
+         * same open object may take it back as it is; anything else (an int, another
+         * object, a closed one: the number may name another file now) registers afresh. */
+        int same = live && fw->fileobj && fw->fileobj == args[0];
+        idle_unlink(l, fw);
+        if (!same && fw->io_on) {
+            vigil_io_stop(l->vl, &fw->io);
+            fw->io_on = 0;
+        }
+    }
     HandleObject **slot = writer ? &fw->writer : &fw->reader;
     HandleObject *old = *slot;
     *slot = h;
     if (fdw_update(l, fw) < 0) {
         *slot = old;
         Py_DECREF(h);
-        if (!fw->reader && !fw->writer && !fw->io_on)
-            fdwatch_free(l, fw);
+        if (!fw->reader && !fw->writer)
+            fdwatch_free(l, fw); /* stops an io left on by a kept watch */
         return NULL;
     }
     fdw_set_fileobj(fw, args[0]);
@@ -237,7 +274,8 @@ static PyObject *remove_rw(LoopObject *l, PyObject *fileobj, int writer)
 {
     if (l->closed || !l->vl)
         Py_RETURN_FALSE;
-    int fd = fd_of(l, fileobj);
+    int live;
+    int fd = fd_of_live(l, fileobj, &live);
     if (fd < 0)
         return NULL;
     struct vpy_fdwatch *fw = fdw_get(l, fd, 0);
@@ -250,11 +288,55 @@ static PyObject *remove_rw(LoopObject *l, PyObject *fileobj, int writer)
     *slot = NULL;
     vpy_handle_cancel(old);
     Py_DECREF(old);
+    if (live && !fw->reader && !fw->writer && fw->io_on && fw->fileobj) {
+        /* The last one goes: keep the vigil_io as it is until the turn's wait
+         * (vpy_fdwatch_flush), so a sock_recv that waits again on the same socket this
+         * turn costs no new registration (vigil would re-register the fd afresh: one
+         * fcntl and one fstat per wait). Its events meanwhile find no handle. Not for
+         * an object closed already (found through fd_of's search): that watch goes. */
+        fw->idle = 1;
+        fw->idle_prev = NULL;
+        fw->idle_next = l->fdw_idle;
+        if (fw->idle_next)
+            fw->idle_next->idle_prev = fw;
+        l->fdw_idle = fw;
+        Py_RETURN_TRUE;
+    }
     if (fdw_update(l, fw) < 0)
         PyErr_Clear(); /* a narrowed mask cannot fail on a live fd; a dead one is moot */
     if (!fw->reader && !fw->writer)
         fdwatch_free(l, fw);
     Py_RETURN_TRUE;
+}
+
+/* Before the turn's wait: the watches kept idle since their last removal stop now (an
+ * event for them would find no handle; epoll, level-triggered, would report it every
+ * wait). */
+void vpy_fdwatch_flush(LoopObject *l)
+{
+    struct vpy_fdwatch *fw;
+    while ((fw = l->fdw_idle)) {
+        idle_unlink(l, fw);
+        if (fw->io_on && l->vl)
+            vigil_io_stop(l->vl, &fw->io);
+        fw->io_on = 0;
+        fdwatch_free(l, fw);
+    }
+}
+
+/* C code about to start a vigil watcher on fd (a transport's socket) calls this first:
+ * a watch kept idle on the same number (its file closed since, the number reused) must
+ * not leave its registration standing for the new file. */
+void vpy_fdwatch_forget(LoopObject *l, int fd)
+{
+    struct vpy_fdwatch *fw = fd >= 0 && fd < l->nfdw ? l->fdw[fd] : NULL;
+    if (fw && fw->idle) {
+        idle_unlink(l, fw);
+        if (fw->io_on && l->vl)
+            vigil_io_stop(l->vl, &fw->io);
+        fw->io_on = 0;
+        fdwatch_free(l, fw);
+    }
 }
 
 PyObject *vpy_loop_add_reader(LoopObject *l, PyObject *const *args, Py_ssize_t nargs)

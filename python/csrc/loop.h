@@ -144,5 +144,12 @@ PyObject *vpy_loop_add_writer(LoopObject *l, PyObject *const *args, Py_ssize_t n
 PyObject *vpy_loop_remove_reader(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_remove_writer(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fd);
+PyObject *vpy_loop_recv_arm(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
+/* Stops the watches add_reader/add_writer left idle this turn (before each wait). */
+void vpy_fdwatch_flush(LoopObject *l);
+/* Any C code of the module that starts a vigil watcher or socket on an fd it did not get
+ * through add_reader/add_writer (a transport's dup, a pipe) calls this first: an idle
+ * watch may still hold the number's registration for a file closed this turn. */
+void vpy_fdwatch_forget(LoopObject *l, int fd);
 
 #endif

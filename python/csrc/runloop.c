@@ -205,6 +205,8 @@ PyObject *vpy_loop_run(LoopObject *l)
     PyObject *ret = Py_None;
     for (;;) {
         int r;
+        if (l->fdw_idle)
+            vpy_fdwatch_flush(l);
         if (l->ready.len == 0 && !l->stopping) {
             l->waiting = 1;
             Py_BEGIN_ALLOW_THREADS r = vigil_loop_run(l->vl, VIGIL_RUN_ONCE);
@@ -246,6 +248,8 @@ PyObject *vpy_loop_run(LoopObject *l)
         if (l->stopping || l->closed)
             break;
     }
+    if (l->fdw_idle)
+        vpy_fdwatch_flush(l); /* none kept while the loop is stopped */
     Py_XINCREF(ret);
     return ret;
 }

@@ -949,6 +949,7 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return PyErr_NoMemory();
     }
     vs->data = t;
+    vpy_fdwatch_forget(l, dfd);
     e = vigil_sock_open(l->vl, vs, dfd);
     if (e < 0) {
         close(dfd);
