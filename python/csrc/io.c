@@ -108,6 +108,8 @@ static void on_io(vigil_loop *vl, vigil_io *w, int revents)
 
 void vpy_fdwatch_table_free(LoopObject *l)
 {
+    for (size_t i = 0; i < sizeof l->io_names / sizeof l->io_names[0]; i++)
+        Py_CLEAR(l->io_names[i]);
     PyMem_Free(l->fdw);
     l->fdw = NULL;
     l->nfdw = 0;
@@ -369,4 +371,184 @@ PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fileobj)
     PyObject *r = fw && fw->reader ? (PyObject *)fw->reader : Py_None;
     PyObject *w = fw && fw->writer ? (PyObject *)fw->writer : Py_None;
     return PyTuple_Pack(2, r, w);
+}
+
+/* ------------------------------------------------- sock_recv's wait, in C
+ *
+ * _loop.py's sock_recv/sock_recv_into, when the receive must wait: one callable is both
+ * the fd's reader (called with no argument: the socket is readable) and the future's
+ * done callback (called with the future: it was cancelled, or failed). Its self is a
+ * list (RW_*). When the receive completes, the reader goes at once (its watch kept idle
+ * for the next wait: see remove_rw) and the done callback is taken back before the
+ * result is set, so a completed wait schedules nothing but the awaiting task (asyncio's
+ * loop also schedules the done callback, and runs a Python function per readiness). A
+ * cancelled or failed wait removes the reader from the done callback, as asyncio's
+ * _sock_read_done does. */
+enum { RW_LOOP, RW_FUT, RW_SOCK, RW_FD, RW_BUF, RW_N, RW_HANDLE, RW_FUNC, RW_LEN };
+
+/* The methods it calls, by interned name (l->io_names, made on first use). */
+enum { N_DONE, N_RECV, N_RECV_INTO, N_SET_RESULT, N_REMOVE_DONE, N_ADD_DONE, N_COUNT };
+static const char *const io_name_str[N_COUNT] = {"done", "recv", "recv_into", "set_result",
+                                                 "remove_done_callback", "add_done_callback"};
+
+static int io_names_init(LoopObject *l)
+{
+    if (l->io_names[0])
+        return 0;
+    for (int i = 0; i < N_COUNT; i++)
+        if (!(l->io_names[i] = PyUnicode_InternFromString(io_name_str[i])))
+            return -1;
+    return 0;
+}
+
+/* obj.<name>(arg) (arg NULL: no argument). */
+static PyObject *call1(LoopObject *l, PyObject *obj, int name, PyObject *arg)
+{
+    PyObject *argv[2] = {obj, arg};
+    return PyObject_VectorcallMethod(l->io_names[name], argv, (arg ? 2 : 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
+static PyObject *recv_waiter_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+static PyMethodDef recv_waiter_def = {"_vigil_recv_ready", (PyCFunction)(void (*)(void))recv_waiter_call,
+                                      METH_FASTCALL, NULL};
+
+/* Removes the reader if it is still this wait's (a later wait may have replaced it). */
+static int recv_waiter_unwatch(PyObject *self)
+{
+    LoopObject *l = (LoopObject *)PyList_GET_ITEM(self, RW_LOOP);
+    PyObject *h = PyList_GET_ITEM(self, RW_HANDLE);
+    if (h == Py_None || ((HandleObject *)h)->cancelled)
+        return 0;
+    PyObject *r = remove_rw(l, PyList_GET_ITEM(self, RW_FD), 0);
+    if (!r)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* Drops the list's references to the future, the handle and the callable (cycles). */
+static void recv_waiter_end(PyObject *self)
+{
+    for (int i = RW_FUT; i < RW_LEN; i++)
+        if (i == RW_FUT || i == RW_HANDLE || i == RW_FUNC || i == RW_BUF)
+            PyList_SetItem(self, i, Py_NewRef(Py_None));
+}
+
+static int recv_waiter_full(PyObject *self)
+{
+    PyObject *set = PyObject_GetAttrString(PyList_GET_ITEM(self, RW_LOOP), "_recv_waited");
+    if (!set)
+        return -1;
+    int r = PySet_Discard(set, PyList_GET_ITEM(self, RW_FD));
+    Py_DECREF(set);
+    return r < 0 ? -1 : 0;
+}
+
+static PyObject *recv_waiter_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs) { /* the done callback */
+        if (recv_waiter_unwatch(self) < 0)
+            return NULL;
+        recv_waiter_end(self);
+        Py_RETURN_NONE;
+    }
+    PyObject *fut = PyList_GET_ITEM(self, RW_FUT);
+    if (fut == Py_None)
+        Py_RETURN_NONE;
+    Py_INCREF(fut);
+    PyObject *sock = PyList_GET_ITEM(self, RW_SOCK), *buf = PyList_GET_ITEM(self, RW_BUF);
+    PyObject *n = PyList_GET_ITEM(self, RW_N), *res = NULL, *r = NULL;
+    LoopObject *l = (LoopObject *)PyList_GET_ITEM(self, RW_LOOP);
+    PyObject *done = call1(l, fut, N_DONE, NULL);
+    int isdone = done ? PyObject_IsTrue(done) : -1;
+    Py_XDECREF(done);
+    if (isdone != 0)
+        goto out; /* done (cancelled: its done callback removes the reader), or an error */
+    res = buf == Py_None ? call1(l, sock, N_RECV, n) : call1(l, sock, N_RECV_INTO, buf);
+    if (!res) {
+        if (PyErr_ExceptionMatches(PyExc_BlockingIOError) || PyErr_ExceptionMatches(PyExc_InterruptedError)) {
+            PyErr_Clear();
+            isdone = 0;
+            goto out;
+        }
+        if (vpy_exc_escapes())
+            goto out;
+        PyObject *exc = vpy_fetch_exc();
+        r = PyObject_CallMethod(fut, "set_exception", "O", exc); /* the done callback unwatches */
+        Py_DECREF(exc);
+        isdone = r ? 0 : -1;
+        goto out;
+    }
+    Py_ssize_t got = buf == Py_None ? PyBytes_Size(res) : PyLong_AsSsize_t(res);
+    Py_ssize_t want = PyLong_AsSsize_t(n);
+    isdone = -1;
+    if (PyErr_Occurred())
+        goto out;
+    if (got >= want && recv_waiter_full(self) < 0) /* a full buffer: try at once next time */
+        goto out;
+    if (recv_waiter_unwatch(self) < 0)
+        goto out;
+    r = call1(l, fut, N_REMOVE_DONE, PyList_GET_ITEM(self, RW_FUNC));
+    if (!r)
+        goto out;
+    Py_DECREF(r);
+    recv_waiter_end(self);
+    r = call1(l, fut, N_SET_RESULT, res);
+    isdone = r ? 0 : -1;
+out:
+    Py_XDECREF(r);
+    Py_XDECREF(res);
+    Py_DECREF(fut);
+    if (isdone < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* _recv_arm(fut, sock, fd, buf, n): sock's reader and fut's done callback for one
+ * receive (see above). */
+PyObject *vpy_loop_recv_arm(LoopObject *l, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "_recv_arm(fut, sock, fd, buf, n)");
+        return NULL;
+    }
+    if (io_names_init(l) < 0)
+        return NULL;
+    PyObject *self = PyList_New(RW_LEN);
+    if (!self)
+        return NULL;
+    PyList_SET_ITEM(self, RW_LOOP, Py_NewRef((PyObject *)l));
+    PyList_SET_ITEM(self, RW_FUT, Py_NewRef(args[0]));
+    PyList_SET_ITEM(self, RW_SOCK, Py_NewRef(args[1]));
+    PyList_SET_ITEM(self, RW_FD, Py_NewRef(args[2]));
+    PyList_SET_ITEM(self, RW_BUF, Py_NewRef(args[3]));
+    PyList_SET_ITEM(self, RW_N, Py_NewRef(args[4]));
+    PyList_SET_ITEM(self, RW_HANDLE, Py_NewRef(Py_None));
+    PyList_SET_ITEM(self, RW_FUNC, Py_NewRef(Py_None));
+    PyObject *func = PyCFunction_New(&recv_waiter_def, self);
+    if (!func) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    PyObject *argv[2] = {args[1], func};
+    PyObject *h = add_rw(l, argv, 2, 0);
+    if (!h)
+        goto fail;
+    PyList_SetItem(self, RW_HANDLE, h);
+    PyList_SetItem(self, RW_FUNC, Py_NewRef(func));
+    PyObject *r = call1(l, args[0], N_ADD_DONE, func);
+    if (!r) {
+        recv_waiter_unwatch(self);
+        recv_waiter_end(self);
+        goto fail;
+    }
+    Py_DECREF(r);
+    Py_DECREF(func);
+    Py_DECREF(self);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(func);
+    Py_DECREF(self);
+    return NULL;
 }

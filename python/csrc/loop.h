@@ -110,6 +110,7 @@ struct LoopObject {
     struct vpy_fdwatch **fdw; /* io.c's table, by fd */
     int nfdw;
     struct vpy_fdwatch *fdw_idle; /* io.c: watches kept until the turn's wait */
+    PyObject *io_names[6];        /* io.c: method names sock_recv's wait calls, interned */
     void *sbuf_free;              /* stream.c: free send buffers (io_uring) */
     int nsbuf_free;
     int closed, stopping, debug, running;
@@ -138,7 +139,7 @@ int vpy_check_open(LoopObject *l); /* -1 with RuntimeError once closed */
 void vpy_stream_bufs_free(LoopObject *l); /* the send buffers, when the loop is freed */
 
 /* io.c */
-void vpy_fdwatch_table_free(LoopObject *l);
+void vpy_fdwatch_table_free(LoopObject *l); /* also drops io_names */
 PyObject *vpy_loop_add_reader(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
 PyObject *vpy_loop_add_writer(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
 PyObject *vpy_loop_remove_reader(LoopObject *l, PyObject *fd);
