@@ -488,16 +488,11 @@ nomem:
  * copied into one and its object let go at once, as the readiness backends' send(2)
  * does (try_write). Holding the object instead until the completion is reaped keeps a
  * turn's writes alive together (1,000 connections x 4 KiB: 4 MiB each turn), and the
- * allocator grows, trims and faults the heap in every turn (with many connections: see
- * SBUF_FROM_FLY); the buffers stay allocated
+ * allocator grows, trims and faults the heap in every turn; the buffers stay allocated
  * (a free list, linked through their first word, up to SBUF_KEEP kept), so the memory
  * they cost is the most ever in flight at once, not per connection. */
 #define SBUF_SIZE 8192
 #define SBUF_KEEP 2048
-/* Only while this many sends are in flight on the loop: below it the heap does not
- * swing enough to matter and the copy costs more than it saves (py-echo protocol,
- * 100 connections x 4 KiB: CPU/request 1.03-1.05x without this floor). */
-#define SBUF_FROM_FLY 256
 
 static char *sbuf_get(LoopObject *l)
 {
@@ -547,8 +542,6 @@ static void slot_release(TransportObject *t, struct wslot *w)
     w->busy = 0;
     w->done = 0;
     t->nbusy--;
-    if (t->loop)
-        t->loop->nsend_fly--;
 }
 
 /* Starts a send: `one` (a new reference, handed over) or else the whole write queue (up
@@ -616,7 +609,6 @@ static int tio_send_from(TransportObject *t, PyObject *one, Py_ssize_t off)
     w->busy = 1;
     w->done = 0;
     t->nbusy++;
-    t->loop->nsend_fly++;
     t->fly_bytes += bytes;
     int r = one ? vigil_sock_send(vl, t->vs, &w->req, PyBytes_AS_STRING(one) + off, (size_t)bytes, on_sent)
           : n == 1 ? vigil_sock_send(vl, t->vs, &w->req, PyBytes_AS_STRING(w->objs[0]),
@@ -650,7 +642,6 @@ static int tio_send_copy(TransportObject *t, const void *buf, Py_ssize_t len)
     w->busy = 1;
     w->done = 0;
     t->nbusy++;
-    t->loop->nsend_fly++;
     t->fly_bytes += len;
     int r = vigil_sock_send(vl, t->vs, &w->req, b, (size_t)len, on_sent);
     if (r < 0) {
@@ -771,8 +762,7 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
             return NULL;
         Py_RETURN_NONE;
     }
-    if (!t->loop->sync_send && view.len <= SBUF_SIZE && !t->nbusy && !t->wq.len &&
-        t->loop->nsend_fly >= SBUF_FROM_FLY) {
+    if (!t->loop->sync_send && view.len <= SBUF_SIZE && !t->nbusy && !t->wq.len) {
         int r = tio_send_copy(t, view.buf, view.len);
         if (r != 0) {
             PyBuffer_Release(&view);
