@@ -52,16 +52,30 @@ static void on_timer(vigil_loop *vl, vigil_timer *timer)
     vpy_pend_push(t->base.loop, &t->lh, 0);
 }
 
+/* The timer's vigil deadline is TIMER_LEAD_NS before the handle's: about what the way
+ * from vigil's expiry to the callback costs (the turn's end, the GIL, the ready queue),
+ * so a short timer's callback starts near its deadline instead of that much after it.
+ * Never before it: vpy_timer_due() waits out the rest (at most the lead) just before the
+ * callback runs, on the clock the deadline is on. */
+#define TIMER_LEAD_NS 200
+
 int vpy_timer_start(LoopObject *l, TimerHandleObject *t, double when, int64_t deadline_ns)
 {
     t->when = when;
     t->deadline_ns = deadline_ns;
-    int r = vigil_timer_start(l->vl, &t->timer, CLOCK_MONOTONIC, deadline_ns, 0, VIGIL_TIMER_ABS, on_timer);
+    int64_t armed = deadline_ns > INT64_MIN / 2 ? deadline_ns - TIMER_LEAD_NS : deadline_ns;
+    int r = vigil_timer_start(l->vl, &t->timer, CLOCK_MONOTONIC, armed, 0, VIGIL_TIMER_ABS, on_timer);
     if (r < 0)
         return r;
     vpy_handle_start(l, &t->lh);
     Py_INCREF(t); /* the started timer's */
     return 0;
+}
+
+void vpy_timer_due(TimerHandleObject *t)
+{
+    while (vpy_mono_ns() < t->deadline_ns) {
+    }
 }
 
 /* ------------------------------------------------------------ creation */

@@ -46,4 +46,8 @@ void vpy_handle_cancel(HandleObject *h);
  * negative errno (nothing started, no exception set). */
 int vpy_timer_start(LoopObject *l, TimerHandleObject *t, double when, int64_t deadline_ns);
 
+/* Returns once t's deadline has come (its vigil timer fires a little early: see
+ * TIMER_LEAD_NS); the ready queue calls it before a timer's callback. */
+void vpy_timer_due(TimerHandleObject *t);
+
 #endif

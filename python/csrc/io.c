@@ -18,6 +18,8 @@ struct vpy_fdwatch {
     PyObject *fileobj; /* the last non-int object given for fd (strong), or NULL */
     int fd;
     char io_on; /* the vigil_io is started */
+    char idle;  /* on the loop's idle list: no reader or writer, the vigil_io kept */
+    struct vpy_fdwatch *idle_prev, *idle_next;
     struct vpy_handle lh;
 };
 
@@ -47,9 +49,24 @@ static int fdwatch_event(LoopObject *l, struct vpy_handle *lh, int revents)
     return rc;
 }
 
+static void idle_unlink(LoopObject *l, struct vpy_fdwatch *fw)
+{
+    if (!fw->idle)
+        return;
+    if (fw->idle_prev)
+        fw->idle_prev->idle_next = fw->idle_next;
+    else
+        l->fdw_idle = fw->idle_next;
+    if (fw->idle_next)
+        fw->idle_next->idle_prev = fw->idle_prev;
+    fw->idle_prev = fw->idle_next = NULL;
+    fw->idle = 0;
+}
+
 static void fdwatch_free(LoopObject *l, struct vpy_fdwatch *fw)
 {
     PyObject *fileobj = fw->fileobj;
+    idle_unlink(l, fw);
     vpy_handle_stop(l, &fw->lh);
     l->fdw[fw->fd] = NULL;
     PyMem_Free(fw);
@@ -91,9 +108,12 @@ static void on_io(vigil_loop *vl, vigil_io *w, int revents)
 
 void vpy_fdwatch_table_free(LoopObject *l)
 {
+    for (size_t i = 0; i < sizeof l->io_names / sizeof l->io_names[0]; i++)
+        Py_CLEAR(l->io_names[i]);
     PyMem_Free(l->fdw);
     l->fdw = NULL;
     l->nfdw = 0;
+    l->fdw_idle = NULL;
 }
 
 /* ----------------------------------------------------------------- the table */
@@ -133,21 +153,28 @@ static struct vpy_fdwatch *fdw_get(LoopObject *l, int fd, int create)
 /* The fd of fileobj: its fileno(), or, when that fails as a closed object's does (a
  * closed socket's -1), the fd of the watch last given that same object; -1 with the
  * fileno() error set if there is none (asyncio's selectors: _fileobj_lookup). */
-static int fd_of(LoopObject *l, PyObject *fileobj)
+static int fd_of_live(LoopObject *l, PyObject *fileobj, int *live)
 {
     int fd = PyObject_AsFileDescriptor(fileobj);
+    *live = fd >= 0;
     if (fd >= 0 || PyLong_Check(fileobj))
         return fd;
     if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_TypeError) &&
         !PyErr_ExceptionMatches(PyExc_AttributeError))
         return -1;
     for (int i = 0; i < l->nfdw; i++) {
-        if (l->fdw[i] && l->fdw[i]->fileobj == fileobj) {
+        if (l->fdw[i] && !l->fdw[i]->idle && l->fdw[i]->fileobj == fileobj) {
             PyErr_Clear();
             return i;
         }
     }
     return -1;
+}
+
+static int fd_of(LoopObject *l, PyObject *fileobj)
+{
+    int live;
+    return fd_of_live(l, fileobj, &live);
 }
 
 /* Remembers the object fd was given as (an int forgets it, as a selector's new key). */
@@ -203,7 +230,8 @@ static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, 
     }
     if (vpy_check_open(l) < 0)
         return NULL;
-    int fd = fd_of(l, args[0]);
+    int live;
+    int fd = fd_of_live(l, args[0], &live);
     if (fd < 0)
         return NULL;
     HandleObject *h = vpy_handle_new(l, 0, args[1], args + 2, nargs - 2, NULL);
@@ -214,14 +242,25 @@ static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, 
         Py_DECREF(h);
         return NULL;
     }
+    if (fw->idle) {
+        /* A watch kept since its last removal this turn (see vpy_fdwatch_flush): the
+         * same open object may take it back as it is; anything else (an int, another
+         * object, a closed one: the number may name another file now) registers afresh. */
+        int same = live && fw->fileobj && fw->fileobj == args[0];
+        idle_unlink(l, fw);
+        if (!same && fw->io_on) {
+            vigil_io_stop(l->vl, &fw->io);
+            fw->io_on = 0;
+        }
+    }
     HandleObject **slot = writer ? &fw->writer : &fw->reader;
     HandleObject *old = *slot;
     *slot = h;
     if (fdw_update(l, fw) < 0) {
         *slot = old;
         Py_DECREF(h);
-        if (!fw->reader && !fw->writer && !fw->io_on)
-            fdwatch_free(l, fw);
+        if (!fw->reader && !fw->writer)
+            fdwatch_free(l, fw); /* stops an io left on by a kept watch */
         return NULL;
     }
     fdw_set_fileobj(fw, args[0]);
@@ -237,7 +276,8 @@ static PyObject *remove_rw(LoopObject *l, PyObject *fileobj, int writer)
 {
     if (l->closed || !l->vl)
         Py_RETURN_FALSE;
-    int fd = fd_of(l, fileobj);
+    int live;
+    int fd = fd_of_live(l, fileobj, &live);
     if (fd < 0)
         return NULL;
     struct vpy_fdwatch *fw = fdw_get(l, fd, 0);
@@ -250,11 +290,55 @@ static PyObject *remove_rw(LoopObject *l, PyObject *fileobj, int writer)
     *slot = NULL;
     vpy_handle_cancel(old);
     Py_DECREF(old);
+    if (live && !fw->reader && !fw->writer && fw->io_on && fw->fileobj) {
+        /* The last one goes: keep the vigil_io as it is until the turn's wait
+         * (vpy_fdwatch_flush), so a sock_recv that waits again on the same socket this
+         * turn costs no new registration (vigil would re-register the fd afresh: one
+         * fcntl and one fstat per wait). Its events meanwhile find no handle. Not for
+         * an object closed already (found through fd_of's search): that watch goes. */
+        fw->idle = 1;
+        fw->idle_prev = NULL;
+        fw->idle_next = l->fdw_idle;
+        if (fw->idle_next)
+            fw->idle_next->idle_prev = fw;
+        l->fdw_idle = fw;
+        Py_RETURN_TRUE;
+    }
     if (fdw_update(l, fw) < 0)
         PyErr_Clear(); /* a narrowed mask cannot fail on a live fd; a dead one is moot */
     if (!fw->reader && !fw->writer)
         fdwatch_free(l, fw);
     Py_RETURN_TRUE;
+}
+
+/* Before the turn's wait: the watches kept idle since their last removal stop now (an
+ * event for them would find no handle; epoll, level-triggered, would report it every
+ * wait). */
+void vpy_fdwatch_flush(LoopObject *l)
+{
+    struct vpy_fdwatch *fw;
+    while ((fw = l->fdw_idle)) {
+        idle_unlink(l, fw);
+        if (fw->io_on && l->vl)
+            vigil_io_stop(l->vl, &fw->io);
+        fw->io_on = 0;
+        fdwatch_free(l, fw);
+    }
+}
+
+/* C code about to start a vigil watcher on fd (a transport's socket) calls this first:
+ * a watch kept idle on the same number (its file closed since, the number reused) must
+ * not leave its registration standing for the new file. */
+void vpy_fdwatch_forget(LoopObject *l, int fd)
+{
+    struct vpy_fdwatch *fw = fd >= 0 && fd < l->nfdw ? l->fdw[fd] : NULL;
+    if (fw && fw->idle) {
+        idle_unlink(l, fw);
+        if (fw->io_on && l->vl)
+            vigil_io_stop(l->vl, &fw->io);
+        fw->io_on = 0;
+        fdwatch_free(l, fw);
+    }
 }
 
 PyObject *vpy_loop_add_reader(LoopObject *l, PyObject *const *args, Py_ssize_t nargs)
@@ -287,4 +371,184 @@ PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fileobj)
     PyObject *r = fw && fw->reader ? (PyObject *)fw->reader : Py_None;
     PyObject *w = fw && fw->writer ? (PyObject *)fw->writer : Py_None;
     return PyTuple_Pack(2, r, w);
+}
+
+/* ------------------------------------------------- sock_recv's wait, in C
+ *
+ * _loop.py's sock_recv/sock_recv_into, when the receive must wait: one callable is both
+ * the fd's reader (called with no argument: the socket is readable) and the future's
+ * done callback (called with the future: it was cancelled, or failed). Its self is a
+ * list (RW_*). When the receive completes, the reader goes at once (its watch kept idle
+ * for the next wait: see remove_rw) and the done callback is taken back before the
+ * result is set, so a completed wait schedules nothing but the awaiting task (asyncio's
+ * loop also schedules the done callback, and runs a Python function per readiness). A
+ * cancelled or failed wait removes the reader from the done callback, as asyncio's
+ * _sock_read_done does. */
+enum { RW_LOOP, RW_FUT, RW_SOCK, RW_FD, RW_BUF, RW_N, RW_HANDLE, RW_FUNC, RW_LEN };
+
+/* The methods it calls, by interned name (l->io_names, made on first use). */
+enum { N_DONE, N_RECV, N_RECV_INTO, N_SET_RESULT, N_REMOVE_DONE, N_ADD_DONE, N_COUNT };
+static const char *const io_name_str[N_COUNT] = {"done", "recv", "recv_into", "set_result",
+                                                 "remove_done_callback", "add_done_callback"};
+
+static int io_names_init(LoopObject *l)
+{
+    if (l->io_names[0])
+        return 0;
+    for (int i = 0; i < N_COUNT; i++)
+        if (!(l->io_names[i] = PyUnicode_InternFromString(io_name_str[i])))
+            return -1;
+    return 0;
+}
+
+/* obj.<name>(arg) (arg NULL: no argument). */
+static PyObject *call1(LoopObject *l, PyObject *obj, int name, PyObject *arg)
+{
+    PyObject *argv[2] = {obj, arg};
+    return PyObject_VectorcallMethod(l->io_names[name], argv, (arg ? 2 : 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
+static PyObject *recv_waiter_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+static PyMethodDef recv_waiter_def = {"_vigil_recv_ready", (PyCFunction)(void (*)(void))recv_waiter_call,
+                                      METH_FASTCALL, NULL};
+
+/* Removes the reader if it is still this wait's (a later wait may have replaced it). */
+static int recv_waiter_unwatch(PyObject *self)
+{
+    LoopObject *l = (LoopObject *)PyList_GET_ITEM(self, RW_LOOP);
+    PyObject *h = PyList_GET_ITEM(self, RW_HANDLE);
+    if (h == Py_None || ((HandleObject *)h)->cancelled)
+        return 0;
+    PyObject *r = remove_rw(l, PyList_GET_ITEM(self, RW_FD), 0);
+    if (!r)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* Drops the list's references to the future, the handle and the callable (cycles). */
+static void recv_waiter_end(PyObject *self)
+{
+    for (int i = RW_FUT; i < RW_LEN; i++)
+        if (i == RW_FUT || i == RW_HANDLE || i == RW_FUNC || i == RW_BUF)
+            PyList_SetItem(self, i, Py_NewRef(Py_None));
+}
+
+static int recv_waiter_full(PyObject *self)
+{
+    PyObject *set = PyObject_GetAttrString(PyList_GET_ITEM(self, RW_LOOP), "_recv_waited");
+    if (!set)
+        return -1;
+    int r = PySet_Discard(set, PyList_GET_ITEM(self, RW_FD));
+    Py_DECREF(set);
+    return r < 0 ? -1 : 0;
+}
+
+static PyObject *recv_waiter_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs) { /* the done callback */
+        if (recv_waiter_unwatch(self) < 0)
+            return NULL;
+        recv_waiter_end(self);
+        Py_RETURN_NONE;
+    }
+    PyObject *fut = PyList_GET_ITEM(self, RW_FUT);
+    if (fut == Py_None)
+        Py_RETURN_NONE;
+    Py_INCREF(fut);
+    PyObject *sock = PyList_GET_ITEM(self, RW_SOCK), *buf = PyList_GET_ITEM(self, RW_BUF);
+    PyObject *n = PyList_GET_ITEM(self, RW_N), *res = NULL, *r = NULL;
+    LoopObject *l = (LoopObject *)PyList_GET_ITEM(self, RW_LOOP);
+    PyObject *done = call1(l, fut, N_DONE, NULL);
+    int isdone = done ? PyObject_IsTrue(done) : -1;
+    Py_XDECREF(done);
+    if (isdone != 0)
+        goto out; /* done (cancelled: its done callback removes the reader), or an error */
+    res = buf == Py_None ? call1(l, sock, N_RECV, n) : call1(l, sock, N_RECV_INTO, buf);
+    if (!res) {
+        if (PyErr_ExceptionMatches(PyExc_BlockingIOError) || PyErr_ExceptionMatches(PyExc_InterruptedError)) {
+            PyErr_Clear();
+            isdone = 0;
+            goto out;
+        }
+        if (vpy_exc_escapes())
+            goto out;
+        PyObject *exc = vpy_fetch_exc();
+        r = PyObject_CallMethod(fut, "set_exception", "O", exc); /* the done callback unwatches */
+        Py_DECREF(exc);
+        isdone = r ? 0 : -1;
+        goto out;
+    }
+    Py_ssize_t got = buf == Py_None ? PyBytes_Size(res) : PyLong_AsSsize_t(res);
+    Py_ssize_t want = PyLong_AsSsize_t(n);
+    isdone = -1;
+    if (PyErr_Occurred())
+        goto out;
+    if (got >= want && recv_waiter_full(self) < 0) /* a full buffer: try at once next time */
+        goto out;
+    if (recv_waiter_unwatch(self) < 0)
+        goto out;
+    r = call1(l, fut, N_REMOVE_DONE, PyList_GET_ITEM(self, RW_FUNC));
+    if (!r)
+        goto out;
+    Py_DECREF(r);
+    recv_waiter_end(self);
+    r = call1(l, fut, N_SET_RESULT, res);
+    isdone = r ? 0 : -1;
+out:
+    Py_XDECREF(r);
+    Py_XDECREF(res);
+    Py_DECREF(fut);
+    if (isdone < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* _recv_arm(fut, sock, fd, buf, n): sock's reader and fut's done callback for one
+ * receive (see above). */
+PyObject *vpy_loop_recv_arm(LoopObject *l, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "_recv_arm(fut, sock, fd, buf, n)");
+        return NULL;
+    }
+    if (io_names_init(l) < 0)
+        return NULL;
+    PyObject *self = PyList_New(RW_LEN);
+    if (!self)
+        return NULL;
+    PyList_SET_ITEM(self, RW_LOOP, Py_NewRef((PyObject *)l));
+    PyList_SET_ITEM(self, RW_FUT, Py_NewRef(args[0]));
+    PyList_SET_ITEM(self, RW_SOCK, Py_NewRef(args[1]));
+    PyList_SET_ITEM(self, RW_FD, Py_NewRef(args[2]));
+    PyList_SET_ITEM(self, RW_BUF, Py_NewRef(args[3]));
+    PyList_SET_ITEM(self, RW_N, Py_NewRef(args[4]));
+    PyList_SET_ITEM(self, RW_HANDLE, Py_NewRef(Py_None));
+    PyList_SET_ITEM(self, RW_FUNC, Py_NewRef(Py_None));
+    PyObject *func = PyCFunction_New(&recv_waiter_def, self);
+    if (!func) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    PyObject *argv[2] = {args[1], func};
+    PyObject *h = add_rw(l, argv, 2, 0);
+    if (!h)
+        goto fail;
+    PyList_SetItem(self, RW_HANDLE, h);
+    PyList_SetItem(self, RW_FUNC, Py_NewRef(func));
+    PyObject *r = call1(l, args[0], N_ADD_DONE, func);
+    if (!r) {
+        recv_waiter_unwatch(self);
+        recv_waiter_end(self);
+        goto fail;
+    }
+    Py_DECREF(r);
+    Py_DECREF(func);
+    Py_DECREF(self);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(func);
+    Py_DECREF(self);
+    return NULL;
 }

@@ -116,6 +116,10 @@ struct LoopObject {
     size_t nactive[VPY_KIND_COUNT];
     struct vpy_fdwatch **fdw; /* io.c's table, by fd */
     int nfdw;
+    struct vpy_fdwatch *fdw_idle; /* io.c: watches kept until the turn's wait */
+    PyObject *io_names[6];        /* io.c: method names sock_recv's wait calls, interned */
+    void *sbuf_free;              /* stream.c: free send buffers (io_uring) */
+    int nsbuf_free;
     int closed, stopping, debug, running;
     volatile int waiting; /* the loop thread sleeps in vigil_loop_run (GIL released) */
     int wake_fd;          /* eventfd: call_soon_threadsafe's doorbell */
@@ -141,13 +145,21 @@ int vpy_check_open(LoopObject *l); /* -1 with RuntimeError once closed */
 /* stream.c: sets up the loop's sockets (the receive-buffer pool) as the transports
  * want it; 0 if done already, or a negative errno. Call before any vigil_sock_open. */
 int vpy_stream_net_setup(LoopObject *l);
+void vpy_stream_bufs_free(LoopObject *l); /* stream.c: the send buffers, when the loop is freed */
 
 /* io.c */
-void vpy_fdwatch_table_free(LoopObject *l);
+void vpy_fdwatch_table_free(LoopObject *l); /* also drops io_names */
 PyObject *vpy_loop_add_reader(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
 PyObject *vpy_loop_add_writer(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
 PyObject *vpy_loop_remove_reader(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_remove_writer(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fd);
+PyObject *vpy_loop_recv_arm(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
+/* Stops the watches add_reader/add_writer left idle this turn (before each wait). */
+void vpy_fdwatch_flush(LoopObject *l);
+/* Any C code of the module that starts a vigil watcher or socket on an fd it did not get
+ * through add_reader/add_writer (a transport's dup, a pipe) calls this first: an idle
+ * watch may still hold the number's registration for a file closed this turn. */
+void vpy_fdwatch_forget(LoopObject *l, int fd);
 
 #endif

@@ -181,6 +181,8 @@ int vpy_run_ready(LoopObject *l)
                 Py_DECREF(e.obj);
                 continue;
             }
+            if (h->is_timer)
+                vpy_timer_due((TimerHandleObject *)h);
             r = l->debug ? run_handle_debug(l, h, &slow) : vpy_handle_run(h);
         }
         Py_DECREF(e.obj);
@@ -196,6 +198,8 @@ PyObject *vpy_loop_run(LoopObject *l)
     PyObject *ret = Py_None;
     for (;;) {
         int r;
+        if (l->fdw_idle)
+            vpy_fdwatch_flush(l);
         if (l->ready.len == 0 && !l->stopping) {
             l->waiting = 1;
             Py_BEGIN_ALLOW_THREADS r = vigil_loop_run(l->vl, VIGIL_RUN_ONCE);
@@ -237,6 +241,8 @@ PyObject *vpy_loop_run(LoopObject *l)
         if (l->stopping || l->closed)
             break;
     }
+    if (l->fdw_idle)
+        vpy_fdwatch_flush(l); /* none kept while the loop is stopped */
     Py_XINCREF(ret);
     return ret;
 }

@@ -56,6 +56,7 @@ typedef struct TransportObject TransportObject;
 struct wslot {
     vigil_net_req req;
     TransportObject *t;
+    char *sbuf; /* a copy in one of the loop's send buffers (io_uring), or NULL */
     PyObject **objs;
     size_t n, cap;
     struct iovec *iov;
@@ -483,11 +484,59 @@ nomem:
     return -1;
 }
 
+/* The loop's send buffers (io_uring): a write that finds nothing queued or in flight is
+ * copied into one and its object let go at once, as the readiness backends' send(2)
+ * does (try_write). Holding the object instead until the completion is reaped keeps a
+ * turn's writes alive together (1,000 connections x 4 KiB: 4 MiB each turn), and the
+ * allocator grows, trims and faults the heap in every turn; the buffers stay allocated
+ * (a free list, linked through their first word, up to SBUF_KEEP kept), so the memory
+ * they cost is the most ever in flight at once, not per connection. */
+#define SBUF_SIZE 8192
+#define SBUF_KEEP 2048
+
+static char *sbuf_get(LoopObject *l)
+{
+    char *b = l->sbuf_free;
+    if (!b)
+        return malloc(SBUF_SIZE);
+    memcpy(&l->sbuf_free, b, sizeof(void *));
+    l->nsbuf_free--;
+    return b;
+}
+
+static void sbuf_put(LoopObject *l, char *b)
+{
+    if (l->nsbuf_free >= SBUF_KEEP) {
+        free(b);
+        return;
+    }
+    memcpy(b, &l->sbuf_free, sizeof(void *));
+    l->sbuf_free = b;
+    l->nsbuf_free++;
+}
+
+void vpy_stream_bufs_free(LoopObject *l)
+{
+    char *b;
+    while ((b = l->sbuf_free)) {
+        memcpy(&l->sbuf_free, b, sizeof(void *));
+        free(b);
+    }
+    l->nsbuf_free = 0;
+}
+
 static void slot_release(TransportObject *t, struct wslot *w)
 {
     for (size_t i = 0; i < w->n; i++)
         Py_DECREF(w->objs[i]);
     w->n = 0;
+    if (w->sbuf) {
+        if (t->loop)
+            sbuf_put(t->loop, w->sbuf);
+        else
+            free(w->sbuf);
+        w->sbuf = NULL;
+    }
     t->fly_bytes -= w->bytes;
     w->bytes = 0;
     w->busy = 0;
@@ -571,6 +620,36 @@ static int tio_send_from(TransportObject *t, PyObject *one, Py_ssize_t off)
     }
     ref_update(t);
     return 0;
+}
+
+/* Sends len bytes at buf through a send buffer (see sbuf_get): 1 sent, 0 when none can
+ * be had (the caller keeps the object instead), or a negative errno from vigil. */
+static int tio_send_copy(TransportObject *t, const void *buf, Py_ssize_t len)
+{
+    struct wslot *w = free_slot(t);
+    vigil_loop *vl = t->loop->vl;
+    if (!w || !t->vs || !vl)
+        return -EBADF;
+    char *b = sbuf_get(t->loop);
+    if (!b)
+        return 0;
+    memcpy(b, buf, (size_t)len);
+    w->sbuf = b;
+    w->n = 0;
+    w->bytes = len;
+    w->t = t;
+    w->req.data = w;
+    w->busy = 1;
+    w->done = 0;
+    t->nbusy++;
+    t->fly_bytes += len;
+    int r = vigil_sock_send(vl, t->vs, &w->req, b, (size_t)len, on_sent);
+    if (r < 0) {
+        slot_release(t, w);
+        return r;
+    }
+    ref_update(t);
+    return 1;
 }
 
 /* write_eof once every queued byte is handed to vigil (vigil shuts down after them). */
@@ -682,6 +761,17 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
         if (r < 0)
             return NULL;
         Py_RETURN_NONE;
+    }
+    if (!t->loop->sync_send && view.len <= SBUF_SIZE && !t->nbusy && !t->wq.len) {
+        int r = tio_send_copy(t, view.buf, view.len);
+        if (r != 0) {
+            PyBuffer_Release(&view);
+            if (r < 0 && fatal(t, -r, "Fatal write error on socket transport", 1) < 0)
+                return NULL;
+            if (r > 0 && maybe_pause(t) < 0)
+                return NULL;
+            Py_RETURN_NONE;
+        }
     }
     /* A bytes object is immutable and kept as is; anything else is copied (the caller
      * may reuse its buffer). */
@@ -859,6 +949,7 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return PyErr_NoMemory();
     }
     vs->data = t;
+    vpy_fdwatch_forget(l, dfd);
     e = vigil_sock_open(l->vl, vs, dfd);
     if (e < 0) {
         close(dfd);

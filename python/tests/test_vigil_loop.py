@@ -891,3 +891,96 @@ def test_subinterpreter_loop_leaves_the_main_one_alone():
     if p.returncode == 77:
         pytest.skip(p.stdout.strip())
     assert p.returncode == 0 and p.stdout.strip() == "ok", (p.returncode, p.stdout, p.stderr)
+
+
+# sock_recv's wait (io.c, _recv_arm): a completed wait leaves its fd's watch idle until
+# the turn's wait, for the next wait on the same socket. A socket closed meanwhile and
+# its number reused by another registration in the same turn must get a registration of
+# its own (without it, these hang: epoll dropped the closed file, io_uring polls it).
+
+def _recv_then(loop, then):
+    """Runs then(a) in the pass right after a sock_recv on a that had to wait completed,
+    in the same task (so in the same turn: the watch is idle then)."""
+    async def main():
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        with b:
+            loop.call_later(0.01, b.send, b"x")  # arrives while the receive waits
+            assert await loop.sock_recv(a, 10) == b"x"
+            return then(a)
+    return loop.run_until_complete(asyncio.wait_for(main(), 10))
+
+
+def test_recv_watch_number_reused_by_a_transport(loop):
+    got = []
+
+    class P(asyncio.Protocol):
+        def data_received(self, data):
+            got.append(data)
+
+    def then(a):
+        c, d = socket.socketpair()
+        old = a.fileno()
+        a.close()  # the number is free: the transport's dup() takes it, in this pass
+        tr = loop._make_socket_transport(c, P())
+        return old, tr, d
+
+    old, tr, d = _recv_then(loop, then)
+
+    async def check():
+        d.send(b"hello")
+        while not got:
+            await asyncio.sleep(0.001)
+    try:
+        loop.run_until_complete(asyncio.wait_for(check(), 5))
+    finally:
+        tr.close()
+        d.close()
+        loop.run_until_complete(asyncio.sleep(0))
+    assert b"".join(got) == b"hello"
+
+
+def test_recv_watch_number_reused_by_add_reader(loop):
+    fut = loop.create_future()
+
+    def then(a):
+        old = a.fileno()
+        a.close()
+        c, d = socket.socketpair()
+        n = c.fileno() if c.fileno() == old else os.dup2(c.fileno(), old)
+        # the same number, given as an int (no object to compare), in this pass
+        loop.add_reader(n, lambda: fut.done() or fut.set_result(True))
+        return c, d, n
+
+    c, d, n = _recv_then(loop, then)
+    try:
+        d.send(b"y")
+        assert loop.run_until_complete(asyncio.wait_for(fut, 5)) is True
+    finally:
+        loop.remove_reader(n)
+        if n != c.fileno():
+            os.close(n)
+        c.close()
+        d.close()
+
+
+def test_cancelled_sock_recv_removes_its_reader(loop):
+    async def main():
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        with a, b:
+            t = loop.create_task(loop.sock_recv(a, 10))
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert loop._fd_handles(a)[0] is not None  # waiting
+            t.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await t
+            await asyncio.sleep(0)
+            assert loop._fd_handles(a) == (None, None)
+            # and the next receive on it still works
+            b.send(b"z")
+            assert await asyncio.wait_for(loop.sock_recv(a, 10), 5) == b"z"
+            b.send(b"w")
+            assert await asyncio.wait_for(loop.sock_recv(a, 10), 5) == b"w"
+    loop.run_until_complete(main())

@@ -76,8 +76,15 @@ def _sighandler_noop(signum, frame):
     """Dummy signal handler: the signal number reaches the loop via the wakeup fd."""
 
 
+try:
+    from ssl import SSLSocket as _SSLSocket
+except ImportError:  # a Python without ssl: no socket can be one
+    _SSLSocket = ()
+
+
 def _check_sock(sock):
-    if isinstance(sock, __import__("ssl").SSLSocket):
+    # The plain socket first: no isinstance walk on the path of every sock_* call.
+    if type(sock) is not socket.socket and isinstance(sock, _SSLSocket):
         raise TypeError("Socket cannot be of type SSLSocket")
 
 
@@ -91,7 +98,7 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         del self._scheduled
         self._signal_handlers = {}
         self._transports = weakref.WeakValueDictionary()
-        # fds whose last sock_recv/sock_recv_into had to wait (see _recv_ready)
+        # fds whose last sock_recv/sock_recv_into had to wait (see _recv)
         self._recv_waited = set()
         self._servers_accepting = {}
         # Signals reach the loop through this socket pair (signal.set_wakeup_fd): its
@@ -369,52 +376,37 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
     # at once: its receive waits for readiness, which fires on the next turn if data is
     # already there. It is tried at once again after a receive that filled the whole
     # buffer (more is likely queued: a bulk stream). Either way the same bytes come
-    # back. The waiting half uses a bound method and the handle's arguments, not
-    # closures: nothing is built per call but the future and the handle.
+    # back. The waiting half is C (io.c: _recv_arm).
 
-    def _recv_ready(self, fut, sock, fd, buf, n):
-        """The reader's callback: one receive into fut (buf None: sock.recv(n))."""
-        if fut.done():
-            return
-        try:
-            res = sock.recv(n) if buf is None else sock.recv_into(buf)
-        except (BlockingIOError, InterruptedError):
-            return
-        except (SystemExit, KeyboardInterrupt):
-            raise
-        except BaseException as exc:
-            fut.set_exception(exc)
-            return
-        if (res if buf is not None else len(res)) >= n:
-            self._recv_waited.discard(fd)
-        fut.set_result(res)
-
-    def _recv_wait(self, sock, fd, buf, n):
+    async def _recv(self, sock, buf, n):
+        """sock_recv (buf None: sock.recv(n)) and sock_recv_into (sock.recv_into(buf),
+        n its size): tried at once unless the fd's last receive had to wait. Written
+        out flat (no helper calls on the way to the wait): it runs once per request."""
+        if type(sock) is not socket.socket:
+            _check_sock(sock)
+        if self._debug and sock.gettimeout() != 0:
+            raise ValueError("the socket must be non-blocking")
+        fd = sock.fileno()
+        if fd not in self._recv_waited:
+            try:
+                return sock.recv(n) if buf is None else sock.recv_into(buf)
+            except (BlockingIOError, InterruptedError):
+                self._recv_waited.add(fd)
         fut = self.create_future()
-        self._ensure_fd_no_transport(fd)
-        handle = self._add_reader(fd, self._recv_ready, fut, sock, fd, buf, n)
-        fut.add_done_callback(functools.partial(self._reader_done, fd, handle))
-        return fut
+        if self._transports.data:
+            self._ensure_fd_no_transport(fd)
+        # The reader and the done callback are one C callable (io.c, _recv_arm): a
+        # completed receive removes its reader (the watch kept idle for the next wait on
+        # the same socket) and schedules nothing but the task; a cancelled one removes
+        # it from the done callback.
+        self._recv_arm(fut, sock, fd, buf, n)
+        return await fut
 
-    async def sock_recv(self, sock, n):
-        self._sock_check(sock)
-        fd = sock.fileno()
-        if fd not in self._recv_waited:
-            try:
-                return sock.recv(n)
-            except (BlockingIOError, InterruptedError):
-                self._recv_waited.add(fd)
-        return await self._recv_wait(sock, fd, None, n)
+    def sock_recv(self, sock, n):
+        return self._recv(sock, None, n)
 
-    async def sock_recv_into(self, sock, buf):
-        self._sock_check(sock)
-        fd = sock.fileno()
-        if fd not in self._recv_waited:
-            try:
-                return sock.recv_into(buf)
-            except (BlockingIOError, InterruptedError):
-                self._recv_waited.add(fd)
-        return await self._recv_wait(sock, fd, buf, memoryview(buf).nbytes)
+    def sock_recv_into(self, sock, buf):
+        return self._recv(sock, buf, memoryview(buf).nbytes)
 
     async def sock_recvfrom(self, sock, bufsize):
         self._sock_check(sock)
@@ -435,7 +427,8 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         return await self._sock_io(sock, False, lambda: sock.recvfrom_into(buf, nbytes))
 
     async def sock_sendall(self, sock, data):
-        self._sock_check(sock)
+        if type(sock) is not socket.socket or self._debug:
+            self._sock_check(sock)
         try:
             n = sock.send(data)
         except (BlockingIOError, InterruptedError):
