@@ -445,6 +445,7 @@ static void watch_update(DgramObject *t)
 {
     int want = t->wq.len && t->loop->vl && !(t->flags & DF_DETACHED);
     if (want && !(t->flags & DF_SENDING)) {
+        vpy_fdwatch_forget(t->loop, t->fd);
         if (vigil_io_start(t->loop->vl, &t->wio, t->fd, VIGIL_WRITE, on_writable) == 0)
             t->flags |= DF_SENDING;
     } else if (!want && (t->flags & DF_SENDING)) {
@@ -771,6 +772,7 @@ static PyObject *dio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return PyErr_NoMemory();
     }
     vs->data = t;
+    vpy_fdwatch_forget(l, dfd); /* an idle watch of a file closed this turn may hold the number */
     e = vigil_sock_open(l->vl, vs, dfd);
     if (e < 0) {
         close(dfd);

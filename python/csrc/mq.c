@@ -237,6 +237,7 @@ static PyObject *mqo_watch(MQObject *q, PyObject *args)
     HandleObject *h = vpy_handle_new(l, 0, cb, NULL, 0, NULL);
     if (!h)
         return NULL;
+    vpy_fdwatch_forget(l, q->mq); /* an idle watch of a file closed this turn may hold the number */
     int r = vigil_mq_watch_start(l->vl, &d->w, q->mq, d->events, on_mq);
     if (r < 0) {
         Py_DECREF(h);

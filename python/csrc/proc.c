@@ -186,6 +186,9 @@ static PyObject *proc_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     int r;
     /* The calling thread waits until the child has exec'd: other threads may run. */
     Py_BEGIN_ALLOW_THREADS
+    /* the pidfd (and the child's socketpairs) take numbers an idle watch may still hold
+     * for a file closed this turn: stop those first (io.c: vpy_fdwatch_forget) */
+    vpy_fdwatch_flush(l);
     r = vigil_proc_start(l->vl, &po->p, &o, on_proc_exit);
     Py_END_ALLOW_THREADS
     PyMem_Free(av);

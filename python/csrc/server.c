@@ -400,6 +400,7 @@ static PyObject *listener_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return PyErr_NoMemory();
     }
     vs->data = L;
+    vpy_fdwatch_forget(l, dfd); /* an idle watch of a file closed this turn may hold the number */
     e = vigil_sock_open(l->vl, vs, dfd);
     if (e < 0) {
         close(dfd);
