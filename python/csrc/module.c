@@ -79,6 +79,7 @@ static int mod_exec(PyObject *m)
         !(st->str_protocol_paused = PyUnicode_InternFromString("_protocol_paused")))
         return -1;
     if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
+        vpy_tls_add(m, st) < 0 ||
         vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0 ||
         vpy_file_type_add(m, st) < 0)
         return -1;

@@ -74,5 +74,6 @@ int vpy_stream_type_add(PyObject *m, vpy_state *st);  /* stream.c */
 int vpy_mq_type_add(PyObject *m, vpy_state *st);      /* mq.c */
 int vpy_proc_type_add(PyObject *m, vpy_state *st);    /* proc.c */
 int vpy_file_type_add(PyObject *m, vpy_state *st);    /* file.c */
+int vpy_tls_add(PyObject *m, vpy_state *st);          /* tls.c */
 
 #endif
