@@ -41,6 +41,9 @@ static struct {
         *s_ohigh, *s_olow, *s_ihigh, *s_ilow, *s_ssl_rpaused, *s_max_size, *s_sslproto, *s_pending,
         *s_read, *s_write, *s_data_received, *s_fatal, *s_ctl_app_writing, *s_ctl_ssl_reading,
         *s_call_eof, *s_start_shutdown, *s_do_write, *s_inner, *s_msg_fatal;
+    PyObject *s_cache;
+    PyTypeObject *bio_type; /* ssl.MemoryBIO, and its pending getter */
+    getter bio_pending;
     int ready;
 } T;
 
@@ -90,21 +93,72 @@ static PyObject *call_method0(PyObject *o, PyObject *name)
     return PyObject_CallMethodNoArgs(o, name);
 }
 
-/* The C object under an ssl.SSLObject (SSLObject._sslobj) or the object itself. */
-static PyObject *inner_sslobj(PyObject *proto)
+/* A MemoryBIO's pending, through its type's getter (no attribute lookup per call). */
+static int bio_pending(PyObject *bio, Py_ssize_t *out)
+{
+    PyObject *v;
+    if (Py_TYPE(bio) == T.bio_type && T.bio_pending)
+        v = T.bio_pending(bio, NULL);
+    else
+        v = PyObject_GetAttr(bio, T.s_pending);
+    if (!v)
+        return -1;
+    *out = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* Per protocol, kept in its __dict__ as "_vigil_tls" and rebuilt whenever its _sslobj is
+ * another object: a tuple of what every record needs -- the SSLObject it was made for,
+ * the C object under it (SSLObject._sslobj, skipping ssl.py's wrapper frames), the two
+ * BIOs and the bound methods called per record. A new reference, or NULL. */
+enum { C_SO, C_INNER, C_IN, C_OUT, C_IN_WRITE, C_SSL_READ, C_SSL_WRITE, C_SSL_PENDING, C_OUT_READ, C_N };
+static PyObject *get_cache(PyObject *proto)
 {
     PyObject *so = GA(proto, s_sslobj);
     if (!so)
         return NULL;
-    PyObject *in = PyObject_GetAttr(so, T.s_inner);
-    if (in && in != Py_None) {
+    PyObject *c = fast_get(proto, T.s_cache);
+    if (c && PyTuple_CheckExact(c) && PyTuple_GET_SIZE(c) == C_N && PyTuple_GET_ITEM(c, C_SO) == so) {
         Py_DECREF(so);
-        return in;
+        return c;
     }
     PyErr_Clear();
+    Py_XDECREF(c);
+    PyObject *inner = PyObject_GetAttr(so, T.s_inner);
+    if (!inner || inner == Py_None) {
+        PyErr_Clear();
+        Py_XDECREF(inner);
+        inner = Py_NewRef(so);
+    }
+    PyObject *in = GA(proto, s_incoming), *out = GA(proto, s_outgoing);
+    c = NULL;
+    if (in && out) {
+        PyObject *m[4] = {PyObject_GetAttr(in, T.s_write), PyObject_GetAttr(inner, T.s_read),
+                          PyObject_GetAttr(inner, T.s_write), PyObject_GetAttr(inner, T.s_pending)};
+        PyObject *oread = PyObject_GetAttr(out, T.s_read);
+        if (m[0] && m[1] && m[2] && m[3] && oread)
+            c = PyTuple_Pack(C_N, so, inner, in, out, m[0], m[1], m[2], m[3], oread);
+        for (int i = 0; i < 4; i++)
+            Py_XDECREF(m[i]);
+        Py_XDECREF(oread);
+        if (c && PyObject_SetAttr(proto, T.s_cache, c) < 0)
+            Py_CLEAR(c);
+        if (c && !T.bio_pending) { /* MemoryBIO's pending getter, found once */
+            PyObject *d = _PyType_Lookup(Py_TYPE(in), T.s_pending);
+            if (d && Py_TYPE(d) == &PyGetSetDescr_Type) {
+                T.bio_type = Py_TYPE(in);
+                T.bio_pending = ((PyGetSetDescrObject *)d)->d_getset->get;
+            }
+        }
+    }
     Py_XDECREF(in);
-    return so;
+    Py_XDECREF(out);
+    Py_DECREF(inner);
+    Py_DECREF(so);
+    return c;
 }
+#define CI(c, i) PyTuple_GET_ITEM((c), (i))
 
 /* self._fatal_error(exc, 'Fatal error on SSL protocol') for the exception being raised,
  * as sslproto's _do_read/_write_appdata do; SystemExit/KeyboardInterrupt stay raised. */
@@ -125,7 +179,7 @@ static int fatal(PyObject *proto)
 static int control_app_writing(PyObject *proto, PyObject *outgoing)
 {
     Py_ssize_t pend, wb, high, low;
-    if (ssize_attr(outgoing, T.s_pending, &pend) < 0 || ssize_attr(proto, T.s_wbsize, &wb) < 0 ||
+    if (bio_pending(outgoing, &pend) < 0 || ssize_attr(proto, T.s_wbsize, &wb) < 0 ||
         ssize_attr(proto, T.s_ohigh, &high) < 0 || ssize_attr(proto, T.s_olow, &low) < 0)
         return -1;
     int paused = truthy_attr(proto, T.s_app_wpaused);
@@ -142,17 +196,18 @@ static int control_app_writing(PyObject *proto, PyObject *outgoing)
 }
 
 /* sslproto's _process_outgoing(): one outgoing.read(), one transport.write(). */
-static int process_outgoing(PyObject *proto, PyObject *outgoing)
+static int process_outgoing(PyObject *proto, PyObject *c)
 {
+    PyObject *outgoing = CI(c, C_OUT);
     int wpaused = truthy_attr(proto, T.s_ssl_wpaused);
     if (wpaused < 0)
         return -1;
     if (!wpaused) {
         Py_ssize_t pend;
-        if (ssize_attr(outgoing, T.s_pending, &pend) < 0)
+        if (bio_pending(outgoing, &pend) < 0)
             return -1;
         if (pend > 0) {
-            PyObject *data = call_method0(outgoing, T.s_read);
+            PyObject *data = PyObject_CallNoArgs(CI(c, C_OUT_READ));
             if (!data)
                 return -1;
             PyObject *tr = GA(proto, s_transport);
@@ -175,7 +230,7 @@ static int process_outgoing(PyObject *proto, PyObject *outgoing)
 static int control_ssl_reading(PyObject *proto, PyObject *incoming)
 {
     Py_ssize_t size, high, low;
-    if (ssize_attr(incoming, T.s_pending, &size) < 0 || ssize_attr(proto, T.s_ihigh, &high) < 0 ||
+    if (bio_pending(incoming, &size) < 0 || ssize_attr(proto, T.s_ihigh, &high) < 0 ||
         ssize_attr(proto, T.s_ilow, &low) < 0)
         return -1;
     int paused = truthy_attr(proto, T.s_ssl_rpaused);
@@ -223,8 +278,9 @@ static PyObject *tls_get_buffer(PyObject *m, PyObject *const *args, Py_ssize_t n
 /* Reads every plaintext byte the SSL object can give now into buf (cap bytes, reused),
  * handing full buffers to data_received as it goes: the common case is one read, one
  * data_received. *eof is set on close_notify. -1 with the exception set on error. */
-static int read_plain(PyObject *proto, PyObject *sslobj, PyObject *incoming, char *base, Py_ssize_t cap, int *eof)
+static int read_plain(PyObject *proto, PyObject *c, char *base, Py_ssize_t cap, int *eof)
 {
+    PyObject *incoming = CI(c, C_IN);
     Py_ssize_t off = 0;
     PyObject *chunks = NULL; /* only when more than cap bytes come in one go */
     int rc = 0;
@@ -236,7 +292,8 @@ static int read_plain(PyObject *proto, PyObject *sslobj, PyObject *incoming, cha
             break;
         }
         PyObject *n = PyLong_FromSsize_t(cap - off);
-        PyObject *r = n ? PyObject_CallMethodObjArgs(sslobj, T.s_read, n, mv, NULL) : NULL;
+        PyObject *rargs[2] = {n, mv};
+        PyObject *r = n ? PyObject_Vectorcall(CI(c, C_SSL_READ), rargs, 2, NULL) : NULL;
         Py_XDECREF(n);
         Py_DECREF(mv);
         if (!r) {
@@ -270,12 +327,12 @@ static int read_plain(PyObject *proto, PyObject *sslobj, PyObject *incoming, cha
         /* Nothing left in the BIO and no plaintext buffered: the next read would only
          * raise SSLWantReadError (an exception per record saved). */
         Py_ssize_t inpend;
-        if (ssize_attr(incoming, T.s_pending, &inpend) < 0) {
+        if (bio_pending(incoming, &inpend) < 0) {
             rc = -1;
             break;
         }
         if (inpend == 0) {
-            PyObject *p = call_method0(sslobj, T.s_pending);
+            PyObject *p = PyObject_CallNoArgs(CI(c, C_SSL_PENDING));
             if (!p) {
                 rc = -1;
                 break;
@@ -350,20 +407,19 @@ static PyObject *tls_buffer_updated(PyObject *m, PyObject *const *args, Py_ssize
         Py_DECREF(buf);
         return fallback(T.base_buffer_updated, self, args[1]);
     }
-    PyObject *sslobj = NULL, *incoming = GA(self, s_incoming), *outgoing = NULL, *r = NULL;
-    if (!incoming)
+    PyObject *c = get_cache(self), *r = NULL;
+    if (!c)
         goto out;
+    PyObject *incoming = CI(c, C_IN);
     /* The ciphertext into the BIO: one write. The BIO copies, so the buffer is free. */
     PyObject *mv = PyMemoryView_FromMemory(PyByteArray_AS_STRING(buf), nbytes, PyBUF_READ);
-    r = mv ? PyObject_CallMethodOneArg(incoming, T.s_write, mv) : NULL;
+    r = mv ? PyObject_CallOneArg(CI(c, C_IN_WRITE), mv) : NULL;
     Py_XDECREF(mv);
     if (!r)
         goto out;
     Py_CLEAR(r);
-    if (!(sslobj = inner_sslobj(self)) || !(outgoing = GA(self, s_outgoing)))
-        goto out;
     int eof = 0;
-    if (read_plain(self, sslobj, incoming, PyByteArray_AS_STRING(buf), PyByteArray_GET_SIZE(buf), &eof) < 0)
+    if (read_plain(self, c, PyByteArray_AS_STRING(buf), PyByteArray_GET_SIZE(buf), &eof) < 0)
         goto fail;
     if (eof) { /* close_notify: sslproto's _call_eof_received + _start_shutdown */
         if (!(r = call_method0(self, T.s_call_eof)))
@@ -381,7 +437,7 @@ static PyObject *tls_buffer_updated(PyObject *m, PyObject *const *args, Py_ssize
             if (!(r = call_method0(self, T.s_do_write)))
                 goto fail;
             Py_CLEAR(r);
-        } else if (process_outgoing(self, outgoing) < 0) {
+        } else if (process_outgoing(self, c) < 0) {
             goto fail;
         }
     }
@@ -394,9 +450,7 @@ fail:
         r = Py_NewRef(Py_None);
 out:
     Py_DECREF(buf);
-    Py_XDECREF(incoming);
-    Py_XDECREF(outgoing);
-    Py_XDECREF(sslobj);
+    Py_XDECREF(c);
     return r;
 }
 
@@ -422,7 +476,7 @@ static PyObject *tls_app_write(PyObject *m, PyObject *const *args, Py_ssize_t na
     PyObject *proto = GA(args[0], s_sslproto);
     if (!proto)
         return NULL;
-    PyObject *state = GA(proto, s_state), *r = NULL, *sslobj = NULL, *outgoing = NULL;
+    PyObject *state = GA(proto, s_state), *r = NULL, *c = NULL;
     if (!state)
         goto out;
     int wrapped = state == T.state_wrapped;
@@ -438,13 +492,13 @@ static PyObject *tls_app_write(PyObject *m, PyObject *const *args, Py_ssize_t na
         }
         goto out;
     }
-    if (!(sslobj = inner_sslobj(proto)) || !(outgoing = GA(proto, s_outgoing)))
+    if (!(c = get_cache(proto)))
         goto fail;
     Py_ssize_t count = 0;
-    PyObject *c = PyObject_CallMethodOneArg(sslobj, T.s_write, data);
-    if (c) {
-        count = PyLong_AsSsize_t(c);
-        Py_DECREF(c);
+    PyObject *cnt = PyObject_CallOneArg(CI(c, C_SSL_WRITE), data);
+    if (cnt) {
+        count = PyLong_AsSsize_t(cnt);
+        Py_DECREF(cnt);
         if (count == -1 && PyErr_Occurred())
             goto fail;
     } else if (PyErr_ExceptionMatches(T.again)) {
@@ -473,7 +527,7 @@ static PyObject *tls_app_write(PyObject *m, PyObject *const *args, Py_ssize_t na
         }
         Py_DECREF(nwb);
     }
-    if (process_outgoing(proto, outgoing) < 0)
+    if (process_outgoing(proto, c) < 0)
         goto fail;
     r = Py_NewRef(Py_None);
     goto out;
@@ -481,8 +535,7 @@ fail:
     if (fatal(proto) == 0)
         r = Py_NewRef(Py_None);
 out:
-    Py_XDECREF(sslobj);
-    Py_XDECREF(outgoing);
+    Py_XDECREF(c);
     Py_DECREF(proto);
     return r;
 }
@@ -517,7 +570,7 @@ static PyObject *mod_tls_init(PyObject *m, PyObject *args)
         S(s_fatal, "_fatal_error") S(s_ctl_app_writing, "_control_app_writing")
         S(s_ctl_ssl_reading, "_control_ssl_reading") S(s_call_eof, "_call_eof_received")
         S(s_start_shutdown, "_start_shutdown") S(s_do_write, "_do_write") S(s_inner, "_sslobj")
-        S(s_msg_fatal, "Fatal error on SSL protocol")
+        S(s_msg_fatal, "Fatal error on SSL protocol") S(s_cache, "_vigil_tls")
 #undef S
         T.ready = 1;
     }
