@@ -22,8 +22,9 @@ the accept path, Unix sockets' address handling, the datagram transport, signals
 (``add_signal_handler`` through ``signal.set_wakeup_fd``), subprocesses (vigil._subprocess:
 the child started by vigil_proc, its exit seen through its pidfd, its pipes the C stream
 transport's; what vigil_proc cannot do goes to asyncio's Popen transport, the exit still
-by a pidfd on this loop: no child watcher either way), TLS (asyncio's own ``sslproto.SSLProtocol`` over the C
-transport) and ``sendfile`` (``os.sendfile`` when the socket is writable).
+by a pidfd on this loop: no child watcher either way), TLS's state machine (asyncio's own
+``sslproto.SSLProtocol`` subclassed, its record path in C: csrc/tls.c, over the C transport)
+and ``sendfile`` (``os.sendfile`` when the socket is writable).
 """
 
 import asyncio
