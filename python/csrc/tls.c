@@ -41,7 +41,7 @@ static struct {
         *s_ohigh, *s_olow, *s_ihigh, *s_ilow, *s_ssl_rpaused, *s_max_size, *s_sslproto, *s_pending,
         *s_read, *s_write, *s_data_received, *s_fatal, *s_ctl_app_writing, *s_ctl_ssl_reading,
         *s_call_eof, *s_start_shutdown, *s_do_write, *s_inner, *s_msg_fatal;
-    PyObject *s_cache;
+    PyObject *s_cache, *s_append;
     PyTypeObject *bio_type; /* ssl.MemoryBIO, and its pending getter */
     getter bio_pending;
     int ready;
@@ -508,15 +508,13 @@ static PyObject *tls_app_write(PyObject *m, PyObject *const *args, Py_ssize_t na
     }
     if (count < len) { /* the rest queued as sslproto queues it */
         PyObject *rest = PySequence_GetSlice(data, count, len);
-        PyObject *bl = rest ? GA(proto, s_backlog) : NULL;
-        int ok = bl && PyList_Check(bl) && PyList_Append(bl, rest) == 0;
+        PyObject *bl = rest ? GA(proto, s_backlog) : NULL; /* a deque */
+        PyObject *ok = bl ? PyObject_CallMethodOneArg(bl, T.s_append, rest) : NULL;
         Py_XDECREF(bl);
         Py_XDECREF(rest);
-        if (!ok) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_RuntimeError, "SSLProtocol._write_backlog is not a list");
+        if (!ok)
             goto fail;
-        }
+        Py_DECREF(ok);
         Py_ssize_t wb;
         if (ssize_attr(proto, T.s_wbsize, &wb) < 0)
             goto fail;
@@ -570,7 +568,7 @@ static PyObject *mod_tls_init(PyObject *m, PyObject *args)
         S(s_fatal, "_fatal_error") S(s_ctl_app_writing, "_control_app_writing")
         S(s_ctl_ssl_reading, "_control_ssl_reading") S(s_call_eof, "_call_eof_received")
         S(s_start_shutdown, "_start_shutdown") S(s_do_write, "_do_write") S(s_inner, "_sslobj")
-        S(s_msg_fatal, "Fatal error on SSL protocol") S(s_cache, "_vigil_tls")
+        S(s_msg_fatal, "Fatal error on SSL protocol") S(s_cache, "_vigil_tls") S(s_append, "append")
 #undef S
         T.ready = 1;
     }
