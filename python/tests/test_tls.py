@@ -216,8 +216,12 @@ def no_close_notify(crt, key, loop_factory):
 
     async def main():
         protos = []
+        ctx = server_ctx(crt, key)
+        # No session tickets: nothing reaches s_client after the handshake, so the kill
+        # closes its socket with a FIN (unread data would make it an RST: another path).
+        ctx.num_tickets = 0
         srv = await asyncio.get_running_loop().create_server(lambda: protos.append(Recorder()) or protos[-1],
-                                                              "127.0.0.1", 0, ssl=server_ctx(crt, key))
+                                                              "127.0.0.1", 0, ssl=ctx)
         port = srv.sockets[0].getsockname()[1]
         p = await asyncio.create_subprocess_exec(
             "openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-CAfile", crt, "-quiet",
