@@ -278,7 +278,7 @@ static PyObject *tls_get_buffer(PyObject *m, PyObject *const *args, Py_ssize_t n
 /* Reads every plaintext byte the SSL object can give now into buf (cap bytes, reused),
  * handing full buffers to data_received as it goes: the common case is one read, one
  * data_received. *eof is set on close_notify. -1 with the exception set on error. */
-static int read_plain(PyObject *proto, PyObject *c, char *base, Py_ssize_t cap, int *eof)
+static int read_plain(PyObject *proto, PyObject *c, char *base, Py_ssize_t cap, int *eof, PyObject **direct)
 {
     PyObject *incoming = CI(c, C_IN);
     Py_ssize_t off = 0;
@@ -344,7 +344,13 @@ static int read_plain(PyObject *proto, PyObject *c, char *base, Py_ssize_t cap, 
         }
     }
     if (rc == 0 && (off > 0 || chunks)) {
-        PyObject *data = PyBytes_FromStringAndSize(base, off);
+        PyObject *data;
+        if (*direct && !chunks) { /* read straight into the bytes object: trimmed, not copied */
+            data = _PyBytes_Resize(direct, off) < 0 ? NULL : *direct;
+            *direct = NULL;
+        } else {
+            data = PyBytes_FromStringAndSize(base, off);
+        }
         if (data && chunks) {
             if (off == 0) {
                 Py_DECREF(data);
@@ -418,8 +424,23 @@ static PyObject *tls_buffer_updated(PyObject *m, PyObject *const *args, Py_ssize
     if (!r)
         goto out;
     Py_CLEAR(r);
-    int eof = 0;
-    if (read_plain(self, c, PyByteArray_AS_STRING(buf), PyByteArray_GET_SIZE(buf), &eof) < 0)
+    /* The plaintext is never larger than the ciphertext in the BIO (plus what the SSL
+     * object holds, none when the last read drained it): read into a bytes object of
+     * that size, handed to data_received as it is, instead of copying out of a buffer. */
+    Py_ssize_t inpend, cap = PyByteArray_GET_SIZE(buf);
+    char *base = PyByteArray_AS_STRING(buf);
+    PyObject *direct = NULL;
+    if (bio_pending(incoming, &inpend) < 0)
+        goto fail;
+    if (inpend > 0 && inpend <= cap) {
+        if (!(direct = PyBytes_FromStringAndSize(NULL, inpend)))
+            goto fail;
+        base = PyBytes_AS_STRING(direct);
+        cap = inpend;
+    }
+    int eof = 0, rd = read_plain(self, c, base, cap, &eof, &direct);
+    Py_XDECREF(direct);
+    if (rd < 0)
         goto fail;
     if (eof) { /* close_notify: sslproto's _call_eof_received + _start_shutdown */
         if (!(r = call_method0(self, T.s_call_eof)))
