@@ -316,3 +316,61 @@ def test_start_tls_upgrade_against_s_client(cert, tmp_path):
     assert rc == 0, err[-2000:]
     assert got == blob and out == blob
     assert "<<< TLS 1.3, Alert [length 0002], warning close_notify" in err
+
+
+class Pausing(Recorder):
+    """Pauses reading after every chunk and resumes on the next loop turn: the C record
+    path and sslproto's Python path (taken while paused and on resume) alternate."""
+
+    def data_received(self, d):
+        super().data_received(d)
+        self.t.pause_reading()
+        asyncio.get_running_loop().call_soon(self.t.resume_reading)
+
+
+class Buffered(asyncio.BufferedProtocol):
+    """A BufferedProtocol application (sslproto's Python path) with a small buffer."""
+
+    def __init__(self):
+        # a memoryview: sslproto's _do_read__buffered slices the buffer to read into it,
+        # and a sliced bytearray is a copy (its data lost: on asyncio's own loop too)
+        self.buf, self.data = memoryview(bytearray(1000)), bytearray()
+        self.lost = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, t):
+        self.t = t
+
+    def get_buffer(self, n):
+        return self.buf
+
+    def buffer_updated(self, n):
+        self.data += self.buf[:n]
+
+    def eof_received(self):
+        pass
+
+    def connection_lost(self, exc):
+        self.lost.set_result(exc)
+
+
+@pytest.mark.parametrize("proto", [Pausing, Buffered])
+def test_client_paused_and_buffered_apps(cert, tmp_path, proto):
+    """1 MiB back from s_server -rev into an application that pauses reading after every
+    chunk, and into a BufferedProtocol: every byte arrives in order, then the close."""
+    crt, key = cert
+
+    async def main():
+        p, port = await s_server(crt, key, str(tmp_path / "msg"), "-rev")
+        t, pr = await asyncio.get_running_loop().create_connection(
+            proto, "127.0.0.1", port, ssl=client_ctx(crt), server_hostname="localhost")
+        n = MiB // len(LINE) + 1
+        t.writelines([LINE * (n // 2), LINE * (n - n // 2)])
+        while len(pr.data) < n * len(LINE):
+            await asyncio.sleep(0.01)
+        assert bytes(pr.data) == (LINE[:-1][::-1] + b"\n") * n
+        t.close()
+        assert await asyncio.wait_for(pr.lost, 30) is None
+        await p.stdout.read()
+        await p.wait()
+
+    run(main())
