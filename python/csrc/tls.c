@@ -19,10 +19,12 @@
  *
  * Division of work with asyncio.sslproto (vigil._loop._SSLProtocol subclasses it):
  *   here, in C:  get_buffer; buffer_updated in the WRAPPED state (one incoming.write per
- *                stream read, SSL reads into the protocol's own receive buffer -- free
- *                again once its ciphertext is in the BIO -- one data_received per read
- *                batch, one outgoing.read per flush); the app transport's write (one
- *                SSLObject write per transport.write, then the flush).
+ *                stream read, SSL reads straight into the bytes object handed to the one
+ *                data_received per read batch -- sized by the ciphertext in the BIO, which
+ *                the plaintext never exceeds -- one outgoing.read per flush); the app
+ *                transport's write (one SSLObject write per transport.write, then the
+ *                flush). Per protocol, a tuple in its __dict__ caches the SSL object, the
+ *                BIOs and the bound methods, so a record costs no method lookups.
  *   sslproto's Python: the handshake and its timeout, shutdown (close_notify) and its
  *                timeout, eof_received, abort, extra info, BufferedProtocol apps,
  *                writelines, the flow-control transitions (pause/resume called only when
