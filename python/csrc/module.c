@@ -13,10 +13,10 @@
  *   mq.c        vigil's POSIX message queues for the loop (MQ; vigil.mq's core)
  *   proc.c      child processes by vigil_proc, exit by pidfd (Process; the subprocess
  *               transport's core, its pipes the stream transport's sockets)
+ *   tls.c       the TLS record path under asyncio's SSLProtocol (vigil._loop._SSLProtocol)
  * Files to come, each a handle kind of its own (enum vpy_kind, a vpy_handle_ops) and,
  * where Python sees it, a type added from the exec slot below:
  *   dgram.c     the datagram transport
- *   tls.c       the TLS transport (over stream.c's path)
  *   server.c    the listening server (accept in C)
  *   file.c      file I/O through vigil's file engine (FileIO, file_open, file_stat...) */
 #include "module.h"
@@ -79,6 +79,7 @@ static int mod_exec(PyObject *m)
         !(st->str_protocol_paused = PyUnicode_InternFromString("_protocol_paused")))
         return -1;
     if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
+        vpy_tls_add(m, st) < 0 ||
         vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0 ||
         vpy_file_type_add(m, st) < 0 || vpy_server_type_add(m, st) < 0 ||
         vpy_dgram_type_add(m, st) < 0)

@@ -23,8 +23,9 @@ receive/send path is ``vigil._core.DgramIO``, dgram.c), signals
 (``add_signal_handler`` through ``signal.set_wakeup_fd``), subprocesses (vigil._subprocess:
 the child started by vigil_proc, its exit seen through its pidfd, its pipes the C stream
 transport's; what vigil_proc cannot do goes to asyncio's Popen transport, the exit still
-by a pidfd on this loop: no child watcher either way), TLS (asyncio's own ``sslproto.SSLProtocol`` over the C
-transport) and ``sendfile`` (``os.sendfile`` when the socket is writable).
+by a pidfd on this loop: no child watcher either way), TLS's state machine (asyncio's own
+``sslproto.SSLProtocol`` subclassed, its record path in C: csrc/tls.c, over the C transport)
+and ``sendfile`` (``os.sendfile`` when the socket is writable).
 """
 
 import asyncio
@@ -86,6 +87,37 @@ def _check_sock(sock):
     # The plain socket first: no isinstance walk on the path of every sock_* call.
     if type(sock) is not socket.socket and isinstance(sock, _SSLSocket):
         raise TypeError("Socket cannot be of type SSLSocket")
+
+
+# ---------------------------------------------------------------- TLS (tls.c)
+# asyncio's SSLProtocol with its record path in C (python/csrc/tls.c says what is C and
+# what stays sslproto's Python: handshake, shutdown, timeouts, BufferedProtocol apps,
+# writelines, every error path). The user's ssl.SSLContext makes the SSLObject as with
+# asyncio. VIGIL_TLS=python selects sslproto unchanged (for comparison).
+_TLS_C = _core._tls_init(sslproto.SSLProtocolState.WRAPPED, sslproto.SSLAgainErrors,
+                         sslproto.SSLProtocol.buffer_updated, sslproto.SSLProtocol.get_buffer,
+                         sslproto.SSLProtocol._write_appdata)
+
+
+class _SSLAppTransport(sslproto._SSLProtocolTransport):
+    write = _TLS_C["write"]
+
+
+class _SSLProtocol(sslproto.SSLProtocol):
+    get_buffer = _TLS_C["get_buffer"]
+    buffer_updated = _TLS_C["buffer_updated"]
+
+    def _get_app_transport(self):
+        if self._app_transport is None:
+            if self._app_transport_created:
+                raise RuntimeError("Creating _SSLProtocolTransport twice")
+            self._app_transport = _SSLAppTransport(self._loop, self)
+            self._app_transport_created = True
+        return self._app_transport
+
+
+def _ssl_protocol_class():
+    return sslproto.SSLProtocol if os.environ.get("VIGIL_TLS") == "python" else _SSLProtocol
 
 
 class Loop(_core.Loop, base_events.BaseEventLoop):
@@ -576,12 +608,38 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
                             ssl_handshake_timeout=constants.SSL_HANDSHAKE_TIMEOUT,
                             ssl_shutdown_timeout=constants.SSL_SHUTDOWN_TIMEOUT, call_connection_made=True):
         self._ensure_fd_no_transport(rawsock)
-        ssl_protocol = sslproto.SSLProtocol(self, protocol, sslcontext, waiter, server_side, server_hostname,
+        ssl_protocol = _ssl_protocol_class()(self, protocol, sslcontext, waiter, server_side, server_hostname,
                                             ssl_handshake_timeout=ssl_handshake_timeout,
                                             ssl_shutdown_timeout=ssl_shutdown_timeout,
                                             call_connection_made=call_connection_made)
         SocketTransport(self, rawsock, ssl_protocol, None, extra, server)
         return ssl_protocol._app_transport
+
+    async def start_tls(self, transport, protocol, sslcontext, *, server_side=False, server_hostname=None,
+                        ssl_handshake_timeout=None, ssl_shutdown_timeout=None):
+        """Upgrade transport to TLS (asyncio's contract; the record path in C, tls.c)."""
+        import ssl
+        if not isinstance(sslcontext, ssl.SSLContext):
+            raise TypeError(f"sslcontext is expected to be an instance of ssl.SSLContext, got {sslcontext!r}")
+        if not getattr(transport, "_start_tls_compatible", False):
+            raise TypeError(f"transport {transport!r} is not supported by start_tls()")
+        waiter = self.create_future()
+        tls = _ssl_protocol_class()(self, protocol, sslcontext, waiter, server_side, server_hostname,
+                                    ssl_handshake_timeout=ssl_handshake_timeout,
+                                    ssl_shutdown_timeout=ssl_shutdown_timeout, call_connection_made=False)
+        # Paused before the swap: no bytes reach the TLS protocol before connection_made.
+        transport.pause_reading()
+        transport.set_protocol(tls)
+        made = self.call_soon(tls.connection_made, transport)
+        resumed = self.call_soon(transport.resume_reading)
+        try:
+            await waiter
+        except BaseException:
+            transport.close()
+            made.cancel()
+            resumed.cancel()
+            raise
+        return tls._app_transport
 
     def _make_datagram_transport(self, sock, protocol, address=None, waiter=None, extra=None):
         self._ensure_fd_no_transport(sock)

@@ -1,0 +1,376 @@
+"""TLS on vigil's loop (python/csrc/tls.c under asyncio's SSLProtocol state machine) against
+OpenSSL's own peers, `openssl s_server` and `openssl s_client`, with certificates made here
+by `openssl req`. Each test runs on the backend VIGIL_BACKEND selects (ctest runs this file
+once per backend). What the peers print with -msg shows which TLS records crossed the wire
+(close_notify alerts), so the close tests see the protocol, not only the callbacks.
+Behaviours that asyncio defines loosely (a peer gone without close_notify, a handshake
+that never completes) are run on asyncio's own loop too and must match it."""
+import asyncio
+import contextvars
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+
+import pytest
+
+import vigil
+from vigil import _loop
+
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl program (Debian: openssl)")
+
+MiB = 1 << 20
+LINE = bytes(range(65, 65 + 26)) * 3 + b"\n"  # s_server -rev reverses each line
+CV = contextvars.ContextVar("CV", default="unset")
+
+
+@pytest.fixture(scope="module")
+def cert(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tls")
+    crt, key = str(d / "c.pem"), str(d / "k.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", key, "-out", crt, "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost"], check=True, capture_output=True)
+    return crt, key
+
+
+def client_ctx(crt):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.load_verify_locations(crt)
+    return ctx
+
+
+def server_ctx(crt, key):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(crt, key)
+    return ctx
+
+
+def run(coro, loop_factory=None):
+    loop = (loop_factory or vigil.new_event_loop)()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        loop.close()
+
+
+async def s_server(crt, key, msgfile, *args):
+    """openssl s_server on 127.0.0.1, an ephemeral port, its -msg record log into msgfile;
+    returns (process, port)."""
+    p = await asyncio.create_subprocess_exec(
+        "openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", crt, "-key", key, "-naccept", "1",
+        "-msg", "-msgfile", msgfile, *args,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    while True:
+        line = await p.stdout.readline()
+        assert line, "s_server exited before ACCEPT"
+        if line.startswith(b"ACCEPT"):
+            return p, int(line.split(b":")[-1])
+
+
+class Recorder(asyncio.Protocol):
+    """Records every callback, each with the context variable's value it ran under."""
+
+    def __init__(self):
+        self.events, self.data = [], bytearray()
+        self.lost = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, t):
+        self.t = t
+        self.events.append(("made", CV.get()))
+
+    def data_received(self, d):
+        self.data += d
+
+    def eof_received(self):
+        self.events.append(("eof", CV.get()))
+
+    def connection_lost(self, exc):
+        self.events.append(("lost", type(exc).__name__ if exc else None, CV.get()))
+        self.lost.set_result(exc)
+
+
+def test_record_path_is_c():
+    """The loop's TLS protocol is tls.c's: get_buffer, buffer_updated and the app transport's
+    write are C functions, not sslproto's Python (so the tests below run the C path)."""
+    assert _loop._ssl_protocol_class() is _loop._SSLProtocol
+    for cls, name in ((_loop._SSLProtocol, "buffer_updated"), (_loop._SSLProtocol, "get_buffer"),
+                      (_loop._SSLAppTransport, "write")):
+        assert type(cls.__dict__[name]).__name__ == "instancemethod"
+        assert type(getattr(cls, name)).__name__ == "builtin_function_or_method"
+
+
+@pytest.mark.parametrize("factory", [vigil.new_event_loop, asyncio.new_event_loop], ids=["vigil", "asyncio"])
+def test_client_1mib_each_way_close_notify(cert, tmp_path, factory):
+    """vigil's client against s_server -rev: 1 MiB out, 1 MiB (reversed lines) back, extra
+    info, then close(): s_server receives our close_notify and answers with its own, and
+    the protocol sees eof_received and connection_lost(None), all callbacks in the creating
+    context; asyncio's own loop (the second id) must pass the same test."""
+    crt, key = cert
+
+    async def main():
+        p, port = await s_server(crt, key, str(tmp_path / "msg"), "-rev")
+        ctx = client_ctx(crt)
+        CV.set("client")
+        loop = asyncio.get_running_loop()
+        t, pr = await loop.create_connection(Recorder, "127.0.0.1", port, ssl=ctx, server_hostname="localhost")
+        CV.set("elsewhere")
+        assert isinstance(t.get_extra_info("ssl_object"), ssl.SSLObject)
+        assert t.get_extra_info("sslcontext") is ctx
+        assert t.get_extra_info("cipher")[1] == "TLSv1.3"
+        assert t.get_extra_info("peercert")["subject"] == ((("commonName", "localhost"),),)
+        assert t.get_extra_info("compression") is None
+        n = MiB // len(LINE) + 1
+        for i in range(0, n, 1000):  # many writes, as an application makes them
+            t.write(LINE * min(1000, n - i))
+        while len(pr.data) < n * len(LINE):
+            await asyncio.sleep(0.01)
+        assert bytes(pr.data) == (LINE[:-1][::-1] + b"\n") * n
+        t.close()
+        assert await asyncio.wait_for(pr.lost, 30) is None
+        await p.stdout.read()
+        await p.wait()
+        return pr.events, (tmp_path / "msg").read_text()
+
+    events, out = run(main(), factory)
+    # as sslproto: the peer's close_notify answering ours reaches eof_received
+    assert events == [("made", "client"), ("eof", "client"), ("lost", None, "client")]
+    assert "<<< TLS 1.3, Alert [length 0002], warning close_notify" in out  # ours, received
+    assert ">>> TLS 1.3, Alert [length 0002], warning close_notify" in out  # theirs, sent to us
+
+
+async def s_client(port, crt, msgfile, *args, stdin=b""):
+    """openssl s_client (quiet: stdout is the application data), its -msg record log read
+    from msgfile; returns (status, stdout, stderr + record log)."""
+    p = await asyncio.create_subprocess_exec(
+        "openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-CAfile", crt, "-verify_return_error",
+        "-servername", "localhost", "-quiet", "-msg", "-msgfile", msgfile, *args,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = await p.communicate(stdin)
+    with open(msgfile) as f:
+        return p.returncode, out, err.decode(errors="replace") + f.read()
+
+
+@pytest.mark.parametrize("factory", [vigil.new_event_loop, asyncio.new_event_loop], ids=["vigil", "asyncio"])
+def test_server_1mib_each_way_close_notify(cert, tmp_path, factory):
+    """vigil's server against s_client: 1 MiB in, echoed back, then the server closes:
+    s_client gets all of it and our close_notify (and exits 0), the server protocol saw
+    connection_made after the handshake and connection_lost(None), in the server's context."""
+    crt, key = cert
+    blob = os.urandom(MiB)
+
+    class Echo(Recorder):
+        def data_received(self, d):
+            super().data_received(d)
+            self.t.write(d)
+            if len(self.data) == len(blob):
+                self.t.close()
+
+    async def main():
+        protos = []
+        CV.set("server")
+        srv = await asyncio.get_running_loop().create_server(lambda: protos.append(Echo()) or protos[-1],
+                                                              "127.0.0.1", 0, ssl=server_ctx(crt, key))
+        CV.set("elsewhere")
+        port = srv.sockets[0].getsockname()[1]
+        rc, out, err = await s_client(port, crt, str(tmp_path / "msg"), "-ign_eof", stdin=blob)
+        await asyncio.wait_for(protos[0].lost, 30)
+        srv.close()
+        await srv.wait_closed()
+        return rc, out, err, protos[0]
+
+    rc, out, err, pr = run(main(), factory)
+    assert rc == 0, err[-2000:]
+    assert out == blob
+    assert "<<< TLS 1.3, Alert [length 0002], warning close_notify" in err  # ours reached s_client
+    assert pr.events == [("made", "server"), ("eof", "server"), ("lost", None, "server")]  # as sslproto
+
+
+def test_server_peer_close_notify_eof(cert, tmp_path):
+    """s_client sends a little and closes at its stdin's end with close_notify: the server
+    protocol gets the data, eof_received (sslproto: on close_notify), then connection_lost."""
+    crt, key = cert
+
+    async def main():
+        protos = []
+        srv = await asyncio.get_running_loop().create_server(lambda: protos.append(Recorder()) or protos[-1],
+                                                              "127.0.0.1", 0, ssl=server_ctx(crt, key))
+        port = srv.sockets[0].getsockname()[1]
+        rc, out, err = await s_client(port, crt, str(tmp_path / "msg"), "-no_ign_eof", stdin=b"hello over tls\n")
+        await asyncio.wait_for(protos[0].lost, 30)
+        srv.close()
+        await srv.wait_closed()
+        return rc, err, protos[0]
+
+    rc, err, pr = run(main())
+    assert rc == 0, err[-2000:]
+    assert ">>> TLS 1.3, Alert [length 0002], warning close_notify" in err  # s_client did send it
+    assert bytes(pr.data) == b"hello over tls\n"
+    assert [e[0] for e in pr.events] == ["made", "eof", "lost"]
+
+
+def no_close_notify(crt, key, loop_factory):
+    """s_client is killed (SIGKILL) after it sent data: the socket closes with no
+    close_notify. Returns what the server protocol saw."""
+
+    async def main():
+        protos = []
+        ctx = server_ctx(crt, key)
+        # No session tickets: nothing reaches s_client after the handshake, so the kill
+        # closes its socket with a FIN (unread data would make it an RST: another path).
+        ctx.num_tickets = 0
+        srv = await asyncio.get_running_loop().create_server(lambda: protos.append(Recorder()) or protos[-1],
+                                                              "127.0.0.1", 0, ssl=ctx)
+        port = srv.sockets[0].getsockname()[1]
+        p = await asyncio.create_subprocess_exec(
+            "openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-CAfile", crt, "-quiet",
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p.stdin.write(b"before the kill\n")
+        while not protos or len(protos[0].data) < 16:
+            await asyncio.sleep(0.01)
+        p.kill()
+        await p.wait()
+        exc = await asyncio.wait_for(protos[0].lost, 30)
+        srv.close()
+        await srv.wait_closed()
+        return bytes(protos[0].data), [e[:2] for e in protos[0].events], type(exc).__name__
+
+    return run(main(), loop_factory)
+
+
+def test_server_peer_gone_without_close_notify(cert):
+    got = no_close_notify(*cert, vigil.new_event_loop)
+    assert got[0] == b"before the kill\n"
+    assert got == no_close_notify(*cert, asyncio.new_event_loop)  # as asyncio's sslproto does
+
+
+def handshake_timeout(crt, loop_factory):
+    """A TCP peer that accepts and never speaks TLS: create_connection(ssl=...,
+    ssl_handshake_timeout=0.3) fails as asyncio's does. Returns the exception's type."""
+    lsock = socket.create_server(("127.0.0.1", 0))
+
+    async def main():
+        try:
+            await asyncio.get_running_loop().create_connection(
+                asyncio.Protocol, "127.0.0.1", lsock.getsockname()[1], ssl=client_ctx(crt),
+                server_hostname="localhost", ssl_handshake_timeout=0.3)
+        except Exception as e:  # noqa: BLE001 -- the type is the result
+            return type(e).__name__, str(e)
+        return None
+
+    try:
+        return run(main(), loop_factory)
+    finally:
+        lsock.close()
+
+
+def test_handshake_timeout(cert):
+    got = handshake_timeout(cert[0], vigil.new_event_loop)
+    assert got is not None and "handshake is taking longer than 0.3 seconds" in got[1]
+    assert got == handshake_timeout(cert[0], asyncio.new_event_loop)
+
+
+def test_start_tls_upgrade_against_s_client(cert, tmp_path):
+    """s_client -starttls smtp: the server speaks plain SMTP until STARTTLS, then
+    loop.start_tls(server_side=True) upgrades the same connection; data then flows over
+    TLS (64 KiB from s_client's stdin, echoed) and the close is a close_notify."""
+    crt, key = cert
+    blob = os.urandom(64 * 1024)
+
+    async def handle(reader, writer):
+        writer.write(b"220 vigil ESMTP\r\n")
+        line = await reader.readline()
+        assert line.upper().startswith((b"EHLO", b"HELO")), line
+        writer.write(b"250-vigil\r\n250 STARTTLS\r\n")
+        assert (await reader.readline()).upper().startswith(b"STARTTLS")
+        writer.write(b"220 go ahead\r\n")
+        await writer.drain()
+        await writer.start_tls(server_ctx(crt, key))
+        assert writer.get_extra_info("cipher")[1] == "TLSv1.3"
+        got = await reader.readexactly(len(blob))
+        writer.write(got)
+        await writer.drain()
+        writer.close()
+        await writer.wait_closed()
+        return got
+
+    async def main():
+        done = asyncio.get_running_loop().create_future()
+
+        async def cb(r, w):
+            try:
+                done.set_result(await handle(r, w))
+            except BaseException as e:  # noqa: BLE001 -- reported through the future
+                done.set_exception(e)
+
+        srv = await asyncio.start_server(cb, "127.0.0.1", 0)
+        port = srv.sockets[0].getsockname()[1]
+        rc, out, err = await s_client(port, crt, str(tmp_path / "msg"), "-starttls", "smtp", "-ign_eof", stdin=blob)
+        got = await asyncio.wait_for(done, 30)
+        srv.close()
+        await srv.wait_closed()
+        return rc, out, err, got
+
+    rc, out, err, got = run(main())
+    assert rc == 0, err[-2000:]
+    assert got == blob and out == blob
+    assert "<<< TLS 1.3, Alert [length 0002], warning close_notify" in err
+
+
+class Pausing(Recorder):
+    """Pauses reading after every chunk and resumes on the next loop turn: the C record
+    path and sslproto's Python path (taken while paused and on resume) alternate."""
+
+    def data_received(self, d):
+        super().data_received(d)
+        self.t.pause_reading()
+        asyncio.get_running_loop().call_soon(self.t.resume_reading)
+
+
+class Buffered(asyncio.BufferedProtocol):
+    """A BufferedProtocol application (sslproto's Python path) with a small buffer."""
+
+    def __init__(self):
+        # a memoryview: sslproto's _do_read__buffered slices the buffer to read into it,
+        # and a sliced bytearray is a copy (its data lost: on asyncio's own loop too)
+        self.buf, self.data = memoryview(bytearray(1000)), bytearray()
+        self.lost = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, t):
+        self.t = t
+
+    def get_buffer(self, n):
+        return self.buf
+
+    def buffer_updated(self, n):
+        self.data += self.buf[:n]
+
+    def eof_received(self):
+        pass
+
+    def connection_lost(self, exc):
+        self.lost.set_result(exc)
+
+
+@pytest.mark.parametrize("proto", [Pausing, Buffered])
+def test_client_paused_and_buffered_apps(cert, tmp_path, proto):
+    """1 MiB back from s_server -rev into an application that pauses reading after every
+    chunk, and into a BufferedProtocol: every byte arrives in order, then the close."""
+    crt, key = cert
+
+    async def main():
+        p, port = await s_server(crt, key, str(tmp_path / "msg"), "-rev")
+        t, pr = await asyncio.get_running_loop().create_connection(
+            proto, "127.0.0.1", port, ssl=client_ctx(crt), server_hostname="localhost")
+        n = MiB // len(LINE) + 1
+        t.writelines([LINE * (n // 2), LINE * (n - n // 2)])
+        while len(pr.data) < n * len(LINE):
+            await asyncio.sleep(0.01)
+        assert bytes(pr.data) == (LINE[:-1][::-1] + b"\n") * n
+        t.close()
+        assert await asyncio.wait_for(pr.lost, 30) is None
+        await p.stdout.read()
+        await p.wait()
+
+    run(main())
