@@ -10,7 +10,9 @@
  *             vigil_sock_sendto with the address (the receiver's queue holds
  *             net.unix.max_dgram_qlen datagrams: the 11th send waits);
  *   connected the same receiver, a connected blocking sender using vigil_sock_send;
- *   udp       loopback UDP, the receiver's SO_RCVBUF small.
+ *   udp       loopback UDP, the receiver's SO_RCVBUF small;
+ *   close     the connected case, the sender closed while it waits for room: each
+ *             request ends once, sent whole or -ECANCELED.
  * AF_UNIX is reliable: every datagram arrives exactly once, whole, in order. UDP may
  * drop, but what arrives must be whole, in order, never empty or twice.
  * On io_uring (kernel 6.18) the bound and connected cases sent an empty datagram for
@@ -31,7 +33,7 @@ static ssize_t results[N];
 static vigil_net_req reqs[N];
 static unsigned char bufs[N][MAXSZ];
 static int next_rx, received, bad;
-static int reliable;
+static int reliable, closing;
 
 static unsigned char byte_of(uint32_t seq, uint32_t i)
 {
@@ -59,7 +61,7 @@ static void on_sent(vigil_loop *loop, vigil_net_req *r, ssize_t res)
     CHECK(i < N);
     calls[i]++;
     results[i] = res;
-    if (calls[i] != 1 || res != (ssize_t)size_of[i]) {
+    if (calls[i] != 1 || (res != (ssize_t)size_of[i] && !(closing && res == -ECANCELED))) {
         fprintf(stderr, "send %zu: call %d, result %zd, want %u\n", i, calls[i], res, size_of[i]);
         bad++;
     }
@@ -107,8 +109,37 @@ static bool all_called(void)
     return true;
 }
 
-enum { PAIR, BOUND, CONNECTED, UDP };
-static const char *const names[] = {"pair", "bound", "connected", "udp"};
+/* close: the sender waits for room (on io_uring its POLLOUT op is in the kernel) and is
+ * closed. Every request ends once: sent whole (what the receiver then has, in order) or
+ * -ECANCELED (nothing of it sent), the sent ones first. */
+static void close_case(vigil_loop *loop, vigil_sock *s, int rx)
+{
+    closing = 1;
+    CHECK_EQ(vigil_sock_close(loop, s, NULL), 0);
+    NT_RUN_UNTIL(loop, all_called(), 3000);
+    nt_run_for(loop, 5);
+    int sent = 0;
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(calls[i], 1);
+        if (results[i] == (ssize_t)size_of[i]) {
+            CHECK_EQ(sent, i); /* no hole before a sent one */
+            sent++;
+        } else {
+            CHECK_EQ(results[i], -ECANCELED);
+        }
+    }
+    vigil_io w = {.fd = rx};
+    on_readable(loop, &w, VIGIL_READ);
+    fprintf(stderr, "close (%s): %d sent, %d received, %d faults\n", nt_backend(), sent, received, bad);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(received, sent);
+    CHECK(sent > 0 && sent < N);
+    close(rx);
+    CHECK_EQ(vigil_loop_free(loop), 0);
+}
+
+enum { PAIR, BOUND, CONNECTED, UDP, CLOSE };
+static const char *const names[] = {"pair", "bound", "connected", "udp", "close"};
 
 static void run_case(int kind)
 {
@@ -120,7 +151,7 @@ static void run_case(int kind)
         int sv[2];
         CHECK_SYS(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
         tx = sv[0], rx = sv[1];
-    } else if (kind == BOUND || kind == CONNECTED) {
+    } else if (kind == BOUND || kind == CONNECTED || kind == CLOSE) {
         struct sockaddr_un a = {.sun_family = AF_UNIX};
         snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "vigil-dgram-full-%d-%d", (int)getpid(), kind);
         tolen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a.sun_path + 1));
@@ -129,7 +160,7 @@ static void run_case(int kind)
         CHECK_SYS(bind(rx, (struct sockaddr *)&a, tolen));
         tx = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | (kind == BOUND ? SOCK_NONBLOCK : 0), 0);
         CHECK_SYS(tx);
-        if (kind == CONNECTED)
+        if (kind != BOUND)
             CHECK_SYS(connect(tx, (struct sockaddr *)&a, tolen));
         memcpy(&to, &a, tolen);
     } else {
@@ -152,7 +183,7 @@ static void run_case(int kind)
     vigil_sock s = {0};
     CHECK_EQ(vigil_sock_open(loop, &s, tx), 0);
     for (int i = 0; i < N; i++) {
-        if (kind == CONNECTED)
+        if (kind == CONNECTED || kind == CLOSE)
             CHECK_EQ(vigil_sock_send(loop, &s, &reqs[i], bufs[i], size_of[i], on_sent), 0);
         else
             CHECK_EQ(vigil_sock_sendto(loop, &s, &reqs[i], bufs[i], size_of[i],
@@ -164,6 +195,10 @@ static void run_case(int kind)
     for (int t = 0; t < 20; t++)
         CHECK(vigil_loop_run(loop, VIGIL_RUN_NOWAIT) >= 0);
     CHECK(!reliable || !all_called()); /* UDP never waits: the kernel drops instead */
+    if (kind == CLOSE) {
+        close_case(loop, &s, rx);
+        return;
+    }
 
     vigil_io w = {0};
     CHECK_EQ(vigil_io_start(loop, &w, rx, VIGIL_READ, on_readable), 0);
@@ -194,7 +229,7 @@ int main(void)
         size_of[i] = 1 + (uint32_t)((x >> 33) % MAXSZ);
         make(i);
     }
-    for (int k = PAIR; k <= UDP; k++)
+    for (int k = PAIR; k <= CLOSE; k++)
         run_case(k);
     return 0;
 }
