@@ -74,6 +74,10 @@ static ssize_t try_send(struct vigil__sock *s, struct vigil__nreq *r)
                 struct msghdr m = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)cnt};
                 k = sendmsg(s->fd, &m, flags);
             }
+            if (k >= 0 && (s->state & VIGIL__S_DGRAM_SOCK)) {
+                (void)vigil__net_advance(r, (size_t)k); /* one datagram: never a "rest" */
+                return k;
+            }
             if (k > 0) {
                 if (vigil__net_advance(r, (size_t)k))
                     return (ssize_t)r->done;

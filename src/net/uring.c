@@ -19,6 +19,7 @@
 #ifdef VIGIL_HAVE_LIBURING
 #include <errno.h>
 #include <liburing.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -192,6 +193,31 @@ static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res
 
 static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags);
 
+/* Datagram sends are all or nothing, and io_uring must never retry one itself. A
+ * send that finds the receiver's queue full fails -EAGAIN after the kernel already
+ * copied the payload out of the request's iterator (AF_UNIX: unix_dgram_sendmsg copies,
+ * then checks the peer's queue, max_dgram_qlen); io_uring then waits for room (its
+ * internal poll, or an io-wq worker for a blocking fd) and sends again with that
+ * consumed iterator: an empty datagram, its completion 0 (seen on kernel 6.18, both
+ * IORING_OP_SEND and SENDMSG, blocking or not; tests/net/dgram_full.c). So a
+ * datagram socket's sends carry MSG_DONTWAIT (io_uring then ends the op -EAGAIN
+ * instead of retrying it), and the library waits for POLLOUT with an op of its own
+ * (send_polled) and starts a fresh send, built again from the request. */
+static void send_polled(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags);
+
+static void send_wait(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
+    if (!sqe) {
+        vigil__net_send_done(loop, n, s, -EIO);
+        return;
+    }
+    io_uring_prep_poll_add(sqe, s->fd, POLLOUT);
+    r->op.complete = send_polled;
+    vigil__ring_op_prep(loop->ring, sqe, &r->op);
+    s->ops++;
+}
+
 static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
 {
     struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
@@ -199,7 +225,7 @@ static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s
         vigil__net_defer(loop, n, r, -EIO);
         return;
     }
-    const int fl = MSG_NOSIGNAL | MSG_WAITALL;
+    const int fl = MSG_NOSIGNAL | ((s->state & VIGIL__S_DGRAM_SOCK) ? MSG_DONTWAIT : MSG_WAITALL);
     switch (r->kind) {
     case VIGIL__NK_SEND:
         io_uring_prep_send(sqe, s->fd, r->buf + r->done, r->len - r->done, fl);
@@ -228,7 +254,7 @@ static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s
         r->msg.msg_iovlen = 1;
         r->msg.msg_name = r->addrlen ? &r->addr : NULL;
         r->msg.msg_namelen = r->addrlen;
-        io_uring_prep_sendmsg(sqe, s->fd, &r->msg, MSG_NOSIGNAL);
+        io_uring_prep_sendmsg(sqe, s->fd, &r->msg, fl);
         break;
     }
     r->op.complete = send_complete;
@@ -257,10 +283,16 @@ static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t r
     } else {
         s->ops--;
     }
+    const bool dgram = s->state & VIGIL__S_DGRAM_SOCK;
     if ((res == -EAGAIN || res == -EINTR) && !r->cancel && (s->state & VIGIL__S_OPEN)) {
-        u_send(loop, n, s, r); /* again: the kernel had nothing to wait on */
+        if (dgram && res == -EAGAIN && !(flags & IORING_CQE_F_MORE))
+            send_wait(loop, n, s, r); /* no room: wait for it, then a fresh send */
+        else
+            u_send(loop, n, s, r); /* again: the kernel had nothing to wait on */
         return;
     }
+    if (res == -EAGAIN && r->cancel)
+        res = -ECANCELED; /* cancelled while waiting for room: nothing was sent */
     if (res == -EOPNOTSUPP && r->kind == VIGIL__NK_SENDZC) {
         /* No zero-copy on this socket (AF_UNIX): a copy, as documented (nothing was sent). */
         s->state |= VIGIL__S_NO_ZC;
@@ -271,7 +303,14 @@ static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t r
         res = -ECANCELED;
     }
     ssize_t out = res;
-    if (r->kind != VIGIL__NK_SENDTO && res >= 0) {
+    if (dgram && res >= 0) {
+        /* One datagram, whole or not at all: its count is the result, never a "rest"
+         * sent as another datagram. */
+        if (r->kind == VIGIL__NK_SENDV)
+            (void)vigil__net_advance(r, (size_t)res);
+        else
+            r->done = (size_t)res;
+    } else if (r->kind != VIGIL__NK_SENDTO && res >= 0) {
         if (res == 0 && !r->cancel)
             out = -EPIPE; /* nothing taken and no error: the stream is gone */
         else if (!vigil__net_advance(r, (size_t)res) && !r->cancel && (s->state & VIGIL__S_OPEN)) {
@@ -281,6 +320,25 @@ static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t r
             out = (ssize_t)r->done;
     }
     vigil__net_send_done(loop, n, s, out);
+}
+
+/* The POLLOUT wait of a datagram send that found no room (send_wait). */
+static void send_polled(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags)
+{
+    (void)flags;
+    struct vigil__nreq *r = of_op(op);
+    struct vigil__sock *s = r->sock;
+    struct vigil__net *n = vigil__net_of(loop);
+    s->ops--;
+    if (r->cancel || !(s->state & VIGIL__S_OPEN)) {
+        vigil__net_send_done(loop, n, s, -ECANCELED); /* nothing of it was sent */
+        return;
+    }
+    if (res < 0 && res != -EINTR && res != -ECANCELED) {
+        vigil__net_send_done(loop, n, s, res);
+        return;
+    }
+    u_send(loop, n, s, r); /* room (or an error the send itself reports) */
 }
 
 /* ------------------------------------------------ receive, connect, cancel */
