@@ -3,7 +3,7 @@
  * (the counter is process-wide). Threads start on demand, and starting one allocates
  * (its TLS, the sanitizer's records): a window in which the pool grew is not steady
  * and is measured again (the pool the same size through it and the window before; up to 20 windows; at least
- * one must be steady). Growth past
+ * one must be steady and allocate nothing; none may allocate per job). Growth past
  * `threads` is off: max_threads = threads, detection off. */
 #include "wk.h"
 
@@ -54,8 +54,11 @@ int main(void)
             continue;
         printf("%d jobs on %s with %u threads: %ld allocations or frees\n", WINDOW, vigil_loop_backend(loop),
                s1.threads, allocs);
-        CHECK_EQ(allocs, 0);
-        steady = 1;
+        /* One allocation per job would be 5000 here. A few can come from a queue of the
+         * loop growing once to a larger batch than any before (seen once under a loaded
+         * clang/ASan run: 10); that window is measured again, and one must be clean. */
+        CHECK(allocs < WINDOW / 100);
+        steady = allocs == 0;
     }
     CHECK(steady);
     stop = 1;
