@@ -80,8 +80,8 @@ def server():
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ctx.maximum_version = ver
     ctx.load_cert_chain(sys.argv[3], sys.argv[4])
-    ls = socket.create_server(("127.0.0.1", port))
-    print("ready", flush=True)
+    ls = socket.create_server(("127.0.0.1", port))  # port 0: the kernel's pick, said below
+    print("ready port %d." % ls.getsockname()[1], flush=True)
     s = ctx.wrap_socket(ls.accept()[0], server_side=True)
     assert s.version() == {"1.2": "TLSv1.2", "1.3": "TLSv1.3"}[sys.argv[-1]], s.version()
     assert recv_exact(s, MIB) == pattern(MIB), "1 MiB from the client differs"

@@ -41,9 +41,8 @@ static void check_pattern(const char *p, size_t n, unsigned seed)
 static void client_vs_python(int ver)
 {
     vigil_loop *loop = tlsenv_loop();
-    int port = tlsenv_free_port();
-    pid_t py = spawn_peer("server", port, tlsenv_path("good.pem"), tlsenv_path("good.key"), ver);
-    tlsenv_wait_file(tlsenv_path("peer.out"), "ready", py);
+    pid_t py = spawn_peer("server", 0, tlsenv_path("good.pem"), tlsenv_path("good.key"), ver);
+    int port = tlsenv_peer_port(tlsenv_path("peer.out"), "ready port ", py);
     vigil_tls_ctx *ctx = tlsenv_ctx(0, NULL, "ca.pem", NULL, ver, ver);
     char *mib = malloc(MIB);
     fill_pattern(mib, MIB, 7);

@@ -162,34 +162,29 @@ static inline void tlsenv_write(const char *file, const char *text)
     fclose(f);
 }
 
-/* A port nobody listens on now (for a peer that binds it itself). */
-static inline int tlsenv_free_port(void)
+/* The port a peer bound to port 0 says it listens on: the number after the last ':' or
+ * "port " of the line holding `text` in its output (s_server: "ACCEPT 127.0.0.1:41234",
+ * peer.py: "ready port 41234."). A peer never binds a port picked beforehand, so no other
+ * program can take it in between (the pick-then-bind race). */
+static inline int tlsenv_peer_port(const char *file, const char *text, pid_t pid)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t l = sizeof a;
-    CHECK_SYS(bind(fd, (struct sockaddr *)&a, sizeof a));
-    CHECK_SYS(getsockname(fd, (struct sockaddr *)&a, &l));
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-/* Waits (up to 10 s) until something listens on 127.0.0.1:port. */
-static inline void tlsenv_wait_listen(int port, pid_t pid)
-{
-    for (int i = 0; i < 1000; i++) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        int r = connect(fd, (struct sockaddr *)&a, sizeof a);
-        close(fd);
-        if (r == 0)
-            return;
-        if (pid > 0 && waitpid(pid, NULL, WNOHANG) == pid)
-            FAIL("the peer exited before listening on %d", port);
+    tlsenv_wait_file(file, text, pid);
+    for (int i = 0; i < 200; i++) {
+        const char *l = strstr(tlsenv_read(file), text);
+        const char *eol = l ? strchr(l, '\n') : NULL;
+        if (eol) { /* the whole line is out */
+            const char *n = eol;
+            while (n > l && n[-1] != ':' && n[-1] != ' ')
+                n--;
+            int port = atoi(n);
+            if (port > 0 && port < 65536)
+                return port;
+            FAIL("no port in the peer's line '%.*s'", (int)(eol - l), l);
+        }
         usleep(10000);
     }
-    FAIL("nothing listens on %d", port);
+    FAIL("the peer's '%s' line did not end", text);
+    return -1;
 }
 
 /* A connected blocking TCP socket to 127.0.0.1:port. */
