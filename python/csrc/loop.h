@@ -47,6 +47,7 @@ enum vpy_kind {
     VPY_KIND_PROC,   /* ProcObject: a running vigil_proc (proc.c) */
     VPY_KIND_FILE,   /* struct freq: a vigil file request in flight (file.c) */
     VPY_KIND_LISTENER, /* ListenerObject: a listening vigil_sock accepting (server.c) */
+    VPY_KIND_DGRAM,  /* DgramObject: a datagram socket's vigil_sock (dgram.c) */
     VPY_KIND_COUNT
 };
 

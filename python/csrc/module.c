@@ -16,6 +16,7 @@
  *   tls.c       the TLS record path under asyncio's SSLProtocol (vigil._loop._SSLProtocol)
  * Files to come, each a handle kind of its own (enum vpy_kind, a vpy_handle_ops) and,
  * where Python sees it, a type added from the exec slot below:
+ *   dgram.c     the datagram transport
  *   server.c    the listening server (accept in C)
  *   file.c      file I/O through vigil's file engine (FileIO, file_open, file_stat...) */
 #include "module.h"
@@ -80,7 +81,8 @@ static int mod_exec(PyObject *m)
     if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
         vpy_tls_add(m, st) < 0 ||
         vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0 ||
-        vpy_file_type_add(m, st) < 0 || vpy_server_type_add(m, st) < 0)
+        vpy_file_type_add(m, st) < 0 || vpy_server_type_add(m, st) < 0 ||
+        vpy_dgram_type_add(m, st) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "libvigil_version", vigil_version_string());
 }

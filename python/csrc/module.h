@@ -75,6 +75,7 @@ int vpy_mq_type_add(PyObject *m, vpy_state *st);      /* mq.c */
 int vpy_proc_type_add(PyObject *m, vpy_state *st);    /* proc.c */
 int vpy_file_type_add(PyObject *m, vpy_state *st);    /* file.c */
 int vpy_server_type_add(PyObject *m, vpy_state *st);  /* server.c */
+int vpy_dgram_type_add(PyObject *m, vpy_state *st);   /* dgram.c */
 int vpy_tls_add(PyObject *m, vpy_state *st);          /* tls.c */
 
 #endif

@@ -455,3 +455,46 @@ def test_callback_exception_goes_to_handler():
         return errors, closing
 
     assert same(scenario) == (["ZeroDivisionError", "ZeroDivisionError"], False)
+
+
+def test_vigil_transport_is_the_c_one():
+    loop = vigil.new_event_loop()
+    try:
+        async def go():
+            t, p = await loop.create_datagram_endpoint(asyncio.DatagramProtocol, local_addr=("127.0.0.1", 0))
+            kind = type(t._io).__name__
+            t.close()
+            return kind
+
+        assert loop.run_until_complete(go()) == "DgramIO"
+    finally:
+        loop.close()
+
+
+def test_pool_set_by_a_stream_first_reports_emsgsize():
+    """vigil only (asyncio reads up to 256 KiB): when a stream transport set the loop's
+    receive pool up first (16 KiB buffers), a datagram longer than a buffer holds is
+    reported to error_received as EMSGSIZE, and the datagrams after it still arrive."""
+    loop = vigil.new_event_loop()
+
+    async def go():
+        a, b = socket.socketpair()
+        st, _ = await loop.create_connection(asyncio.Protocol, sock=a)  # the pool: 16 KiB buffers
+        rt, rp = await loop.create_datagram_endpoint(lambda: Rec(loop, 2), local_addr=("127.0.0.1", 0))
+        c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        c.sendto(b"s" * 100, rt.get_extra_info("sockname"))
+        c.sendto(b"L" * 20000, rt.get_extra_info("sockname"))
+        c.sendto(b"t" * 100, rt.get_extra_info("sockname"))
+        c.close()
+        while len([e for e in rp.ev if e[0] == "data"]) < 2:
+            await asyncio.sleep(0.01)
+        st.close()
+        b.close()
+        rt.close()
+        await rp.lost
+        return [e[:2] for e in rp.ev if e[0] == "error"], [len(e[1]) for e in rp.ev if e[0] == "data"]
+
+    try:
+        assert loop.run_until_complete(asyncio.wait_for(go(), 30)) == ([("error", "OSError")], [100, 100])
+    finally:
+        loop.close()

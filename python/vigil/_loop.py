@@ -18,7 +18,8 @@ debug-mode plumbing, async generator shutdown. BaseEventLoop's own scheduler
 construction and every method that would use them is replaced here or in C.
 
 Written here, in Python (rarely hot): the ``sock_*`` coroutines, ``_start_serving`` and
-the accept path, Unix sockets' address handling, the datagram transport, signals
+the accept path, Unix sockets' address handling, the datagram transport's shell (its
+receive/send path is ``vigil._core.DgramIO``, dgram.c), signals
 (``add_signal_handler`` through ``signal.set_wakeup_fd``), subprocesses (vigil._subprocess:
 the child started by vigil_proc, its exit seen through its pidfd, its pipes the C stream
 transport's; what vigil_proc cannot do goes to asyncio's Popen transport, the exit still
@@ -28,7 +29,6 @@ and ``sendfile`` (``os.sendfile`` when the socket is writable).
 """
 
 import asyncio
-import collections
 import contextvars
 import errno
 import functools
@@ -1097,9 +1097,10 @@ _core.TransportIO._bind_shell(SocketTransport)
 
 
 class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransport):
-    """UDP and Unix datagram sockets, in Python. (csrc/dgram.c's C transport is not used: anyio's
-    UDP backpressure tests left the interpreter in a broken state after it -- "AST constructor
-    recursion depth mismatch" -- on every backend; see the 0.3 closing note.)"""
+    """UDP and Unix datagram sockets. The receive/send path is the C object in self._io
+    (vigil._core.DgramIO: vigil's datagram receive stream on a dup of the fd, sendto tried
+    at once and queued on vigil when it would block); this shell gives it asyncio's class
+    hierarchy and does the rare work (connection_made/lost, fatal errors, host names)."""
 
     max_size = 256 * 1024
 
@@ -1108,23 +1109,26 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
         _adopt_socket(self, sock)
         self._protocol = protocol
         self._address = address
-        self._buffer = collections.deque()
-        self._buffer_size = 0
-        self._conn_lost = 0
-        self._closing = False
+        self._resolving = False
+        io = self._io = _core.DgramIO(loop, sock, self, protocol, address, bool(self._extra["peername"]))
+        io._set_limits(self._high_water, self._low_water)
+        # The hot calls go straight to C (instance attributes over the class's methods).
+        self.sendto = io.sendto
+        self.get_write_buffer_size = io.get_write_buffer_size
+        self.is_closing = io.is_closing
         loop._transports[self._sock_fd] = self
-        self._loop.call_soon(self._protocol.connection_made, self)
-        self._loop.call_soon(self._add_reader, self._sock_fd, self._read_ready)
+        loop.call_soon(protocol.connection_made, self)
+        loop.call_soon(self._start_reading)  # only once connection_made() has run
         if waiter is not None:
-            self._loop.call_soon(futures._set_result_unless_cancelled, waiter, None)
+            loop.call_soon(futures._set_result_unless_cancelled, waiter, None)
 
     def __repr__(self):
-        state = "closed" if self._sock is None else ("closing" if self._closing else "open")
+        state = "closed" if self._sock is None else ("closing" if self._io.is_closing() else "open")
         return f"<{type(self).__name__} fd={self._sock_fd} {state}>"
 
-    def _add_reader(self, fd, cb):
-        if not self._closing:
-            self._loop._add_reader(fd, cb)
+    def _start_reading(self):
+        if not self._io.is_closing():
+            self._io._start_reading()
 
     def get_protocol(self):
         return self._protocol
@@ -1132,134 +1136,83 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
     def set_protocol(self, protocol):
         self._protocol = protocol
         self._protocol_paused = False  # as SocketTransport.set_protocol: the pause was the old one's
+        self._io._set_protocol(protocol)
+
+    def set_write_buffer_limits(self, high=None, low=None):
+        self._set_write_buffer_limits(high=high, low=low)
+        self._io._set_limits(self._high_water, self._low_water)
+        self._maybe_pause_protocol()
 
     def is_closing(self):
-        return self._closing
+        return self._io.is_closing()
 
     def get_write_buffer_size(self):
-        return self._buffer_size
+        return self._io.get_write_buffer_size()
+
+    def sendto(self, data, addr=None):
+        self._io.sendto(data, addr)
 
     def abort(self):
-        self._force_close(None)
+        self._io._force_close(None)
 
     def close(self):
-        if self._closing:
-            return
-        self._closing = True
-        self._loop._remove_reader(self._sock_fd)
-        if not self._buffer:
-            self._conn_lost += 1
-            self._loop._remove_writer(self._sock_fd)
-            self._loop.call_soon(self._call_connection_lost, None)
+        self._io.close()
+
+    def _force_close(self, exc):
+        self._io._force_close(exc)
 
     def __del__(self, _warn=warnings.warn):
-        if self._sock is not None:
+        if getattr(self, "_sock", None) is not None:
             _warn(f"unclosed transport {self!r}", ResourceWarning, source=self)
+            self._io._detach()
             self._sock.close()
 
     def _fatal_error(self, exc, message="Fatal error on transport"):
         _report_fatal(self, exc, message)
-        self._force_close(exc)
+        self._io._force_close(exc)
 
-    def _force_close(self, exc):
-        if self._conn_lost:
-            return
-        if self._buffer:
-            self._buffer.clear()
-            self._buffer_size = 0
-            self._loop._remove_writer(self._sock_fd)
-        if not self._closing:
-            self._closing = True
-            self._loop._remove_reader(self._sock_fd)
-        self._conn_lost += 1
-        self._loop.call_soon(self._call_connection_lost, exc)
+    def _callback_error(self, exc):
+        """A protocol callback run by the C path raised: as a Handle's exception."""
+        self._loop.call_exception_handler({"message": f"Exception in callback of {self!r}", "exception": exc,
+                                           "transport": self, "protocol": self._protocol})
 
-    def _call_connection_lost(self, exc):
+    def _lost_write(self, n):
+        if n >= constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES:
+            logger.warning("socket.send() raised exception.")
+
+    def _sendto_slow(self, data, addr):
+        """An address the C path does not parse: a host name (resolved, as the socket module
+        does, then sent by the C path), or one the socket module rejects (its error)."""
         try:
-            self._protocol.connection_lost(exc)
-        finally:
-            self._sock.close()
-            self._sock = None
-            self._protocol = None
-            self._loop = None
-
-    def _read_ready(self):
-        if self._conn_lost:
-            return
-        try:
-            data, addr = self._sock.recvfrom(self.max_size)
+            if (not self._resolving and isinstance(addr, tuple) and len(addr) >= 2 and isinstance(addr[0], str)
+                    and type(addr[1]) is int and 0 <= addr[1] <= 65535
+                    and self._sock.family in (socket.AF_INET, socket.AF_INET6)):
+                resolved = socket.getaddrinfo(addr[0], addr[1], self._sock.family, socket.SOCK_DGRAM)[0][4]
+                if resolved[0] != addr[0]:
+                    self._resolving = True
+                    try:
+                        return self._io.sendto(data, resolved[:len(addr)] if len(addr) > 2 else resolved[:2])
+                    finally:
+                        self._resolving = False
+            self._sock.sendto(data, addr)
         except (BlockingIOError, InterruptedError):
-            pass
+            pass  # a datagram the socket had no room for, sent outside the queue: dropped
         except OSError as exc:
             self._protocol.error_received(exc)
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
-            self._fatal_error(exc, "Fatal read error on datagram transport")
-        else:
-            self._protocol.datagram_received(data, addr)
+            self._fatal_error(exc, "Fatal write error on datagram transport")
 
-    def sendto(self, data, addr=None):
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"data argument must be a bytes-like object, not {type(data).__name__!r}")
-        if not data:
-            return
-        if self._address:
-            if addr not in (None, self._address):
-                raise ValueError(f"Invalid address: must be None or {self._address}")
-            addr = self._address
-        if self._conn_lost and self._address:
-            if self._conn_lost >= constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES:
-                logger.warning("socket.send() raised exception.")
-            self._conn_lost += 1
-            return
-        if not self._buffer:
-            try:
-                if self._extra["peername"]:
-                    self._sock.send(data)
-                else:
-                    self._sock.sendto(data, addr)
-                return
-            except (BlockingIOError, InterruptedError):
-                self._loop._add_writer(self._sock_fd, self._sendto_ready)
-            except OSError as exc:
-                self._protocol.error_received(exc)
-                return
-            except (SystemExit, KeyboardInterrupt):
-                raise
-            except BaseException as exc:
-                self._fatal_error(exc, "Fatal write error on datagram transport")
-                return
-        self._buffer.append((bytes(data), addr))
-        self._buffer_size += len(data)
-        self._maybe_pause_protocol()
-
-    def _sendto_ready(self):
-        while self._buffer:
-            data, addr = self._buffer.popleft()
-            self._buffer_size -= len(data)
-            try:
-                if self._extra["peername"]:
-                    self._sock.send(data)
-                else:
-                    self._sock.sendto(data, addr)
-            except (BlockingIOError, InterruptedError):
-                self._buffer.appendleft((data, addr))
-                self._buffer_size += len(data)
-                break
-            except OSError as exc:
-                self._protocol.error_received(exc)
-                return
-            except (SystemExit, KeyboardInterrupt):
-                raise
-            except BaseException as exc:
-                self._fatal_error(exc, "Fatal write error on datagram transport")
-                return
-        self._maybe_resume_protocol()
-        if not self._buffer:
-            self._loop._remove_writer(self._sock_fd)
-            if self._closing:
-                self._call_connection_lost(None)
+    def _call_connection_lost(self, exc):
+        try:
+            self._protocol.connection_lost(exc)
+        finally:
+            self._io._detach()
+            self._sock.close()
+            self._sock = None
+            self._protocol = None
+            self._loop = None
 
 
 class EventLoopPolicy(asyncio.DefaultEventLoopPolicy):
