@@ -357,7 +357,10 @@ static int deliver(DgramObject *t)
  * (the shell resolves it); -1: an exception set. */
 static int addr_parse(DgramObject *t, PyObject *addr, struct sockaddr_storage *ss, socklen_t *len)
 {
-    memset(ss, 0, sizeof(struct sockaddr_in6));
+    /* All of it: an AF_UNIX path's length counts its terminating NUL, which the copy
+     * below does not write (a path longer than a sockaddr_in6 went out with whatever the
+     * caller's stack held after it: another file's name, or ENOENT). */
+    memset(ss, 0, sizeof *ss);
     if (t->family == AF_UNIX) {
         struct sockaddr_un *a = (void *)ss;
         PyObject *b = NULL;

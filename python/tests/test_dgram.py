@@ -5,6 +5,7 @@ order, the errors, the extra info. Plus volume on loopback: 100,000 datagrams wi
 loss (the sender keeps a window the receiver acknowledges, so the rate is one the
 receiver keeps up with), random sizes up to IPv4's 65,507 bytes checked byte for byte,
 and flow control under a burst larger than the socket buffer."""
+import ast
 import asyncio
 import contextvars
 import os
@@ -498,3 +499,119 @@ def test_pool_set_by_a_stream_first_reports_emsgsize():
         assert loop.run_until_complete(asyncio.wait_for(go(), 30)) == ([("error", "OSError")], [100, 100])
     finally:
         loop.close()
+
+
+def long_dir(d):
+    """A directory whose paths are longer than a sockaddr_in6 (28 bytes) and whose
+    sockets' names are prefixes of one another (a, ab): the AF_UNIX paths anyio's tests
+    use (pytest's tmp_path), where the old dgram.c sent to a path with a stale byte after
+    it."""
+    d = os.path.join(d, "a-directory-with-a-long-name-for-sockets")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+async def scenario_unconnected_unix_paths(loop, d):
+    """An unconnected Unix datagram transport sending by path, alternately to two
+    receivers whose names share a prefix (x/a and x/ab): each gets its own datagrams.
+    (A Unix datagram is in the receiver's queue when sendto returns: read at once.)"""
+    d = long_dir(tempfile.mkdtemp(dir=d))
+    rx = {}
+    for name in ("a", "ab"):
+        s = rx[name] = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind(os.path.join(d, name))
+        s.setblocking(False)
+    t, p = await loop.create_datagram_endpoint(lambda: Rec(loop), family=socket.AF_UNIX)
+    got = {"a": [], "ab": []}
+    for i in range(20):
+        for name in ("ab", "a"):
+            t.sendto(f"{name}{i}".encode(), os.path.join(d, name))
+        await asyncio.sleep(0)
+        for name, s in rx.items():
+            got[name] += await drain(s, 0)
+    for s in rx.values():
+        s.close()
+    t.close()
+    await p.lost
+    return got, [e for e in p.ev if e[0] == "error"], t.get_write_buffer_size()
+
+
+def test_unconnected_unix_paths():
+    with tempfile.TemporaryDirectory() as d:
+        got, errors, left = same(scenario_unconnected_unix_paths, d)
+    assert errors == [] and left == 0 and got == {n: [f"{n}{i}".encode() for i in range(20)] for n in ("a", "ab")}, (got, errors)
+
+
+def free_depth():
+    """How many more Python frames fit before RecursionError (a C path that left the
+    thread's recursion counter unbalanced changes it)."""
+    def down(n):
+        try:
+            return down(n + 1)
+        except RecursionError:
+            return n
+    return down(0)
+
+
+async def scenario_unix_backpressure(loop, d):
+    """anyio's TestUDPSocketBackpressure sequence, by hand: an unconnected Unix datagram
+    socket with a small send buffer (SO_SNDBUF 1024) and a peer that does not read; the
+    datagrams the OS takes go at once, the next waits in the transport (pause_writing,
+    high water 0 as anyio sets it) and goes once the peer reads (resume_writing); a
+    datagram waiting when the transport is aborted never arrives; then the interpreter
+    still parses and compiles."""
+    d = long_dir(tempfile.mkdtemp(dir=d))
+    payload = b"\0" * 64
+    peer = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    peer_path = os.path.join(d, "peer.sock")
+    peer.bind(peer_path)
+    peer.setblocking(False)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(os.path.join(d, "local.sock"))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1024)
+    sock.setblocking(False)
+    capacity = 0
+    try:
+        while True:
+            sock.sendto(payload, peer_path)
+            capacity += 1
+    except BlockingIOError:
+        pass
+    await drain(peer, capacity)
+    t, p = await loop.create_datagram_endpoint(lambda: Rec(loop), sock=sock)
+    await asyncio.sleep(0)
+    t.set_write_buffer_limits(0)
+    out = []
+    for _ in range(capacity):
+        t.sendto(payload, peer_path)
+    out.append(("filled", t.get_write_buffer_size(), [e[0] for e in p.ev[1:]]))
+    t.sendto(b"one", peer_path)  # the OS is full: queued
+    out.append(("queued", t.get_write_buffer_size(), [e[0] for e in p.ev[1:]]))
+    got = []
+    for _ in range(5000):  # bounded: a datagram sent elsewhere never comes
+        got += await drain(peer, 0)
+        if b"one" in got:
+            break
+        await asyncio.sleep(0.001)
+    out.append(("drained", got.count(payload), got[-1:], t.get_write_buffer_size(), [e[0] for e in p.ev[1:]]))
+    for _ in range(capacity):
+        t.sendto(payload, peer_path)
+    t.sendto(b"two", peer_path)  # queued, then thrown away by abort
+    out.append(("queued", t.get_write_buffer_size()))
+    t.abort()
+    await p.lost
+    rest = await drain(peer, 0)
+    out.append(("aborted", len(rest), b"two" in rest, sock.fileno(), [e[0] for e in p.ev[1:]]))
+    peer.close()
+    return out
+
+
+def test_unix_backpressure_unconnected():
+    depth = free_depth()
+    with tempfile.TemporaryDirectory() as d:
+        out = same(scenario_unix_backpressure, d)
+    cap = out[2][1]
+    assert out == [("filled", 0, []), ("queued", 3, ["pause"]), ("drained", cap, [b"one"], 0, ["pause", "resume"]),
+                   ("queued", 3), ("aborted", cap, False, -1, ["pause", "resume", "pause", "lost"])], out
+    compile(ast.parse("def f(x):\n    return [x for _ in range(3)]\n"), "<check>", "exec")
+    assert free_depth() == depth
