@@ -486,7 +486,9 @@ static void wq_clear(DgramObject *t)
 static int schedule_lost(DgramObject *t, PyObject *exc);
 
 /* The socket has room: send the queue (asyncio's _sendto_ready). An error ends this
- * round after error_received, the rest waits for the next. */
+ * round after error_received, the rest waits for the next; when it was the last one,
+ * a close() waiting for the queue completes here (the watch stops with the queue, so
+ * no later round would). */
 static int flush(DgramObject *t)
 {
     if (!(t->flags & DF_WRITABLE))
@@ -500,10 +502,12 @@ static int flush(DgramObject *t)
             break;
         int err = k < 0 ? errno : 0;
         wq_pop(t);
-        if (err) {
-            int rc = report_error(t, err);
-            watch_update(t);
-            return rc;
+        if (err) { /* error_received; the rest waits for the next round, as asyncio's */
+            if (report_error(t, err) < 0) {
+                watch_update(t);
+                return -1;
+            }
+            break; /* on to the end: the queue may be out now (a close() waits for that) */
         }
     }
     if (was_over && t->wq_bytes <= t->low && !t->conn_lost) {

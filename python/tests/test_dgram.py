@@ -615,3 +615,38 @@ def test_unix_backpressure_unconnected():
                    ("queued", 3), ("aborted", cap, False, -1, ["pause", "resume", "pause", "lost"])], out
     compile(ast.parse("def f(x):\n    return [x for _ in range(3)]\n"), "<check>", "exec")
     assert free_depth() == depth
+
+
+async def scenario_close_with_failing_queue(loop, d):
+    """close() while a datagram waits for a receiver that then goes away: the queued
+    send fails (error_received) and connection_lost still comes, as asyncio's."""
+    d = long_dir(tempfile.mkdtemp(dir=d))
+    peer_path = os.path.join(d, "peer.sock")
+    peer = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    peer.bind(peer_path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1024)
+    sock.setblocking(False)
+    t, p = await loop.create_datagram_endpoint(lambda: Rec(loop), sock=sock)
+    await asyncio.sleep(0)
+    for _ in range(10000):
+        t.sendto(b"\0" * 64, peer_path)
+        if t.get_write_buffer_size():
+            break
+    queued = t.get_write_buffer_size()
+    t.close()
+    peer.close()  # frees the sender's buffer (writable) and refuses what waits
+    os.unlink(peer_path)
+    try:
+        await asyncio.wait_for(asyncio.shield(p.lost), 5)
+    except asyncio.TimeoutError:
+        t.abort()
+        await p.lost
+        return queued, "no connection_lost", [e[:2] for e in p.ev[1:]]
+    return queued, "lost", [e[:2] for e in p.ev[1:]]
+
+
+def test_close_with_failing_queue():
+    with tempfile.TemporaryDirectory() as d:
+        out = same(scenario_close_with_failing_queue, d)
+    assert out[:2] == (64, "lost") and ("error", "FileNotFoundError") in out[2], out
