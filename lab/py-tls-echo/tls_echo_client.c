@@ -13,10 +13,10 @@
  * requests_per_s, server_cpu_ns_per_request (the CPU time of every thread of process PID
  * over the window, /proc/PID/task/<tid>/schedstat, ns / requests), rtt_us (histogram) and
  * client_busy (this process's CPU time / wall time), as rounds.h's totals and histograms. */
+#include "echowin.h"
 #include "rounds.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,7 +26,6 @@
 #include <openssl/ssl.h>
 #include <sched.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -132,41 +131,6 @@ static void run_until(int64_t end)
     }
 }
 
-static int64_t proc_cpu_ns(int pid)
-{
-    char path[48];
-    snprintf(path, sizeof path, "/proc/%d/task", pid);
-    DIR *d = opendir(path);
-    if (!d)
-        die("cannot read the server's /proc/PID/task", errno);
-    int64_t sum = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char p[320];
-        snprintf(p, sizeof p, "/proc/%d/task/%s/schedstat", pid, e->d_name);
-        FILE *f = fopen(p, "r");
-        long long ns = 0;
-        if (f) {
-            if (fscanf(f, "%lld", &ns) != 1)
-                ns = 0;
-            fclose(f);
-        }
-        sum += ns;
-    }
-    closedir(d);
-    return sum;
-}
-
-static int64_t self_cpu_ns(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
 int main(int argc, char **argv)
 {
     int port = 0, cpu = -1, pid = 0;
@@ -239,20 +203,5 @@ int main(int argc, char **argv)
         start(&conns[i], now);
     run_until(now + (int64_t)(warmup * 1e9));
 
-    rounds_hist_reset(&hist);
-    done_reqs = 0;
-    int64_t s0 = proc_cpu_ns(pid), c0 = self_cpu_ns(), t0 = bench_now_ns();
-    run_until(t0 + (int64_t)(seconds * 1e9));
-    int64_t t1 = bench_now_ns(), c1 = self_cpu_ns(), s1 = proc_cpu_ns(pid);
-    long reqs = done_reqs;
-    double wall = (double)(t1 - t0);
-    fprintf(stderr, "tls_echo_client: %ld requests in %.3f s: %.0f/s, server %.0f ns/request, client busy %.2f\n",
-            reqs, wall / 1e9, reqs / (wall / 1e9), reqs ? (double)(s1 - s0) / reqs : 0.0, (double)(c1 - c0) / wall);
-    if (reqs == 0)
-        die("no request completed in the window", ETIMEDOUT);
-    rounds_emit_total(keys, "requests_per_s", (double)reqs, wall / 1e9);
-    rounds_emit_total(keys, "server_cpu_ns_per_request", (double)(s1 - s0), (double)reqs);
-    rounds_emit_hist(keys, "rtt_us", &hist, 1000.0);
-    rounds_emit_total(keys, "client_busy", (double)(c1 - c0), wall);
-    return 0;
+    return echowin_measure("tls_echo_client", keys, pid, seconds, run_until, &done_reqs, &hist);
 }
