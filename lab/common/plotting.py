@@ -143,3 +143,28 @@ def ops_inflight_points(ax, rows, targets, ops, series_of, palette, ylabel, titl
     ax.set_ylabel(ylabel)
     ax.legend(fontsize="x-small", ncol=2)
     ax.set_title(title)
+
+
+def rps_bars(ax, names, ngroups, row_of, cpu_ns_of, fontsize=7):
+    """Requests/s in thousands as bars (py-http, py-tls-echo): in each of ngroups groups
+    one bar per name side by side, whiskers from the rounds' min to max, the server's CPU
+    per request (us) written on top. row_of(name, group) -> the requests_per_s row or
+    None; cpu_ns_of(name, group) -> ns per request or None."""
+    colors = series_colors(names, {n: n.split(" ")[0] for n in names})
+    width = 0.8 / max(1, len(names))
+    for i, n in enumerate(names):
+        xs, ys, lo, hi = [], [], [], []
+        for gi in range(ngroups):
+            r = row_of(n, gi)
+            if r is None:
+                continue
+            v = float(r["value"]) / 1e3
+            xs.append(gi + (i - (len(names) - 1) / 2) * width)
+            ys.append(v)
+            lo.append(v - float(r.get("min", r["value"])) / 1e3)
+            hi.append(float(r.get("max", r["value"])) / 1e3 - v)
+            ns = cpu_ns_of(n, gi)
+            if ns:
+                ax.text(xs[-1], v, f"{ns / 1e3:.0f}", ha="center", va="bottom", fontsize=fontsize)
+        ax.bar(xs, ys, width, color=colors[n], label=n, yerr=[lo, hi], capsize=2, error_kw=dict(lw=0.7))
+    ax.set_xticks(range(ngroups))
