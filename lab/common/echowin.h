@@ -1,6 +1,7 @@
-/* The timed window of the lab's echo clients (net-echo's client.c, py-tls-echo's
- * tls_echo_client.c): after the warm-up, measures S seconds of the client's closed loops
- * and prints, with the keys: requests_per_s (requests / seconds),
+/* What the lab's echo clients (net-echo's client.c, py-tls-echo's tls_echo_client.c)
+ * share: their command line (echowin_options), their start (echowin_start) and their
+ * timed window (echowin_measure): after the warm-up, S seconds of the client's closed
+ * loops, then the records, with the keys: requests_per_s (requests / seconds),
  * server_cpu_ns_per_request (the CPU time of every thread of process PID over the
  * window, from /proc/PID/task/<tid>/schedstat, ns / requests), rtt_us (the round trips'
  * histogram) and client_busy (this process's CPU time / wall time: near 1 means the
@@ -13,10 +14,60 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+/* The echo clients' command line: --port P --conns N --msg-bytes M --seconds S
+ * [--warmup W] [--cpu C] --pid PID --keys K, or (net-echo's counting run) --count N. */
+struct echowin_opts {
+    int port, conns, cpu, pid;
+    unsigned msg;
+    long count; /* -1: a timed run */
+    double seconds, warmup;
+    const char *keys;
+};
+
+/* Parses argv into o; -1 on an unknown option (getopt said which). */
+static inline int echowin_options(int argc, char **argv, struct echowin_opts *o)
+{
+    static const struct option opts[] = {{"port", 1, 0, 'p'},    {"conns", 1, 0, 'c'},   {"msg-bytes", 1, 0, 'm'},
+                                         {"seconds", 1, 0, 's'}, {"warmup", 1, 0, 'w'},  {"cpu", 1, 0, 'C'},
+                                         {"pid", 1, 0, 'P'},     {"keys", 1, 0, 'k'},    {"count", 1, 0, 'n'},
+                                         {0, 0, 0, 0}};
+    *o = (struct echowin_opts){.cpu = -1, .count = -1, .seconds = 1, .warmup = 0.2};
+    for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+        switch (c) {
+        case 'p': o->port = atoi(optarg); break;
+        case 'c': o->conns = atoi(optarg); break;
+        case 'm': o->msg = (unsigned)atoi(optarg); break;
+        case 's': o->seconds = atof(optarg); break;
+        case 'w': o->warmup = atof(optarg); break;
+        case 'C': o->cpu = atoi(optarg); break;
+        case 'P': o->pid = atoi(optarg); break;
+        case 'k': o->keys = optarg; break;
+        case 'n': o->count = atol(optarg); break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+/* Before the run: an alarm well past its end (never hang a lab run), the CPU pinned. */
+static inline void echowin_start(const struct echowin_opts *o)
+{
+    alarm((unsigned)(o->warmup + o->seconds) + 60);
+    if (o->cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(o->cpu, &set);
+        sched_setaffinity(0, sizeof set, &set);
+    }
+}
 
 /* CPU time of every thread of process pid, ns (sum of /proc/pid/task/<tid>/schedstat);
  * -1 when the folder cannot be read. */

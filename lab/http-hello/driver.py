@@ -49,20 +49,13 @@ def main(argv):
     keys = {"bench": "http-hello", "system": a.system, "case": case, "conns": a.conns}
     # netsrv.start: another port if one freed here is taken before the server binds it
     with netsrv.start(argv_of, ready=ready, stop_signal=stop) as srv:
-        c0 = srv.cpu_ns()
-        out = wrkrun.run(wrk, srv.port, a.conns, a.seconds, a.tmp, netsrv.CLIENT_CPU)
-        c1 = srv.cpu_ns()
-        if not srv.alive():
-            raise RuntimeError(f"the server exited during the run (status {srv.p.returncode})")
-        rc = srv.stop()
-        if rc != 0:
-            raise RuntimeError(f"the server did not exit 0 on {stop.name} (status {rc})")
+        out, cpu = srv.measure(lambda: wrkrun.run(wrk, srv.port, a.conns, a.seconds, a.tmp, netsrv.CLIENT_CPU))
     sys.stderr.write(out["stderr"])
     reqs, dur, errs = out["requests"], out["duration_s"], out["errors"]
     print(f"http-hello {a.system} conns {a.conns}: {reqs} requests in {dur:.2f} s "
-          f"({reqs / max(dur, 1e-9):.0f}/s), server {(c1 - c0) / max(reqs, 1):.0f} ns/request, errors {errs}",
+          f"({reqs / max(dur, 1e-9):.0f}/s), server {cpu / max(reqs, 1):.0f} ns/request, errors {errs}",
           file=sys.stderr)
-    recs = wrkrun.records(keys, out, c1 - c0)
+    recs = wrkrun.records(keys, out, cpu)
     for r in recs:
         print(json.dumps(r))
     return 0

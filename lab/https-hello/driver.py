@@ -187,18 +187,12 @@ def main(argv):
         server, ready = nginx_argv(a.tmp, port, cert, key), "port"
     stop = signal.SIGTERM
     with netsrv.Server(server, port, ready=ready, stop_signal=stop, env={"OPENSSL_CONF": cnf}) as srv:
-        c0 = srv.cpu_ns()
         if a.mode == "wrk":
-            out = wrkrun.run(wrk, port, a.conns, a.seconds, a.tmp, netsrv.CLIENT_CPU, scheme="https", env=env)
+            out, cpu = srv.measure(lambda: wrkrun.run(wrk, port, a.conns, a.seconds, a.tmp, netsrv.CLIENT_CPU,
+                                                      scheme="https", env=env))
         else:
-            out = client(cargv, env, a.seconds)
-        c1 = srv.cpu_ns()
-        if not srv.alive():
-            raise RuntimeError(f"the server exited during the run (status {srv.p.returncode})")
-        rc = srv.stop()
-        if rc != 0:
-            raise RuntimeError(f"the server did not exit 0 on {stop.name} (status {rc})")
-    for r in (wrk_records if a.mode == "wrk" else hs_records)(a, out, c1 - c0, keys):
+            out, cpu = srv.measure(lambda: client(cargv, env, a.seconds))
+    for r in (wrk_records if a.mode == "wrk" else hs_records)(a, out, cpu, keys):
         print(json.dumps(r))
     return 0
 

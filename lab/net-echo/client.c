@@ -22,11 +22,9 @@
 #include "rounds.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -159,44 +157,21 @@ static void wait_line(void)
 
 int main(int argc, char **argv)
 {
-    int port = 0, cpu = -1, pid = 0;
-    long count = -1;
-    double seconds = 1, warmup = 0.2;
-    const char *keys = NULL;
-    static const struct option opts[] = {{"port", 1, 0, 'p'},    {"conns", 1, 0, 'c'},   {"msg-bytes", 1, 0, 'm'},
-                                         {"seconds", 1, 0, 's'}, {"warmup", 1, 0, 'w'},  {"cpu", 1, 0, 'C'},
-                                         {"pid", 1, 0, 'P'},     {"keys", 1, 0, 'k'},    {"count", 1, 0, 'n'},
-                                         {0, 0, 0, 0}};
-    for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        switch (o) {
-        case 'p': port = atoi(optarg); break;
-        case 'c': nconns = atoi(optarg); break;
-        case 'm': msg = (unsigned)atoi(optarg); break;
-        case 's': seconds = atof(optarg); break;
-        case 'w': warmup = atof(optarg); break;
-        case 'C': cpu = atoi(optarg); break;
-        case 'P': pid = atoi(optarg); break;
-        case 'k': keys = optarg; break;
-        case 'n': count = atol(optarg); break;
-        default: return 2;
-        }
-    }
-    if (port <= 0 || nconns <= 0 || msg == 0 || (count < 0 && (!keys || pid <= 0))) {
+    struct echowin_opts o;
+    if (echowin_options(argc, argv, &o) < 0)
+        return 2;
+    nconns = o.conns;
+    msg = o.msg;
+    if (o.port <= 0 || nconns <= 0 || msg == 0 || (o.count < 0 && (!o.keys || o.pid <= 0))) {
         fprintf(stderr, "usage: net_echo_client --port P --conns N --msg-bytes M (--seconds S --pid PID --keys K | --count N)\n");
         return 2;
     }
-    alarm((unsigned)(warmup + seconds) + 60); /* never hang a lab run */
-    if (cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        sched_setaffinity(0, sizeof set, &set);
-    }
+    echowin_start(&o);
     conns = calloc((size_t)nconns, sizeof *conns);
     sendbuf = malloc(msg);
     recvbuf = malloc(msg);
     memset(sendbuf, 'x', msg);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o.port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     for (int i = 0; i < nconns; i++) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -219,14 +194,14 @@ int main(int argc, char **argv)
     int64_t now = bench_now_ns();
     for (int i = 0; i < nconns; i++)
         start(&conns[i], now);
-    run_until(now + (int64_t)(warmup * 1e9));
+    run_until(now + (int64_t)(o.warmup * 1e9));
 
-    if (count >= 0) { /* a counting run */
+    if (o.count >= 0) { /* a counting run */
         drain();
         printf("warm\n");
         fflush(stdout);
         wait_line();
-        limit = count;
+        limit = o.count;
         issued = done_reqs = 0;
         now = bench_now_ns();
         for (int i = 0; i < nconns; i++)
@@ -239,5 +214,5 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    return echowin_measure("net_echo_client", keys, pid, seconds, run_until, &done_reqs, &hist);
+    return echowin_measure("net_echo_client", o.keys, o.pid, o.seconds, run_until, &done_reqs, &hist);
 }

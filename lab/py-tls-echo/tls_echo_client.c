@@ -19,12 +19,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -133,36 +131,16 @@ static void run_until(int64_t end)
 
 int main(int argc, char **argv)
 {
-    int port = 0, cpu = -1, pid = 0;
-    double seconds = 1, warmup = 0.2;
-    const char *keys = NULL;
-    static const struct option opts[] = {{"port", 1, 0, 'p'},    {"conns", 1, 0, 'c'},  {"msg-bytes", 1, 0, 'm'},
-                                         {"seconds", 1, 0, 's'}, {"warmup", 1, 0, 'w'}, {"cpu", 1, 0, 'C'},
-                                         {"pid", 1, 0, 'P'},     {"keys", 1, 0, 'k'},   {0, 0, 0, 0}};
-    for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        switch (o) {
-        case 'p': port = atoi(optarg); break;
-        case 'c': nconns = atoi(optarg); break;
-        case 'm': msg = (unsigned)atoi(optarg); break;
-        case 's': seconds = atof(optarg); break;
-        case 'w': warmup = atof(optarg); break;
-        case 'C': cpu = atoi(optarg); break;
-        case 'P': pid = atoi(optarg); break;
-        case 'k': keys = optarg; break;
-        default: return 2;
-        }
-    }
-    if (port <= 0 || nconns <= 0 || msg == 0 || msg > (1u << 20) || !keys || pid <= 0) {
+    struct echowin_opts o;
+    if (echowin_options(argc, argv, &o) < 0)
+        return 2;
+    nconns = o.conns;
+    msg = o.msg;
+    if (o.port <= 0 || nconns <= 0 || msg == 0 || msg > (1u << 20) || !o.keys || o.pid <= 0 || o.count >= 0) {
         fprintf(stderr, "usage: tls_echo_client --port P --conns N --msg-bytes M --seconds S --pid PID --keys K\n");
         return 2;
     }
-    alarm((unsigned)(warmup + seconds) + 60); /* never hang a lab run */
-    if (cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        sched_setaffinity(0, sizeof set, &set);
-    }
+    echowin_start(&o);
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx || !SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION))
         die("SSL_CTX_new (TLS 1.3)", 0);
@@ -176,7 +154,7 @@ int main(int argc, char **argv)
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (ep < 0)
         die("epoll_create1", errno);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o.port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int64_t h0 = bench_now_ns();
     for (int i = 0; i < nconns; i++) {
@@ -201,7 +179,7 @@ int main(int argc, char **argv)
     int64_t now = bench_now_ns();
     for (int i = 0; i < nconns; i++)
         start(&conns[i], now);
-    run_until(now + (int64_t)(warmup * 1e9));
+    run_until(now + (int64_t)(o.warmup * 1e9));
 
-    return echowin_measure("tls_echo_client", keys, pid, seconds, run_until, &done_reqs, &hist);
+    return echowin_measure("tls_echo_client", o.keys, o.pid, o.seconds, run_until, &done_reqs, &hist);
 }
