@@ -1,5 +1,5 @@
 /* What the lab's echo clients (net-echo's client.c, py-tls-echo's tls_echo_client.c)
- * share: their command line (echowin_options), their start (echowin_start) and their
+ * share: their command line and start (echowin_setup) and their
  * timed window (echowin_measure): after the warm-up, S seconds of the client's closed
  * loops, then the records, with the keys: requests_per_s (requests / seconds),
  * server_cpu_ns_per_request (the CPU time of every thread of process PID over the
@@ -15,7 +15,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,8 +34,11 @@ struct echowin_opts {
     const char *keys;
 };
 
-/* Parses argv into o; -1 on an unknown option (getopt said which). */
-static inline int echowin_options(int argc, char **argv, struct echowin_opts *o)
+/* Parses argv into o, checks it (usage on stderr: prog's, with --count where count_ok,
+ * a message of at most max_msg bytes), then starts the run: an alarm well past its end
+ * (never hang a lab run), the CPU pinned. -1 when the command line is wrong. */
+static inline int echowin_setup(int argc, char **argv, struct echowin_opts *o, const char *prog, int count_ok,
+                                unsigned max_msg)
 {
     static const struct option opts[] = {{"port", 1, 0, 'p'},    {"conns", 1, 0, 'c'},   {"msg-bytes", 1, 0, 'm'},
                                          {"seconds", 1, 0, 's'}, {"warmup", 1, 0, 'w'},  {"cpu", 1, 0, 'C'},
@@ -54,12 +59,13 @@ static inline int echowin_options(int argc, char **argv, struct echowin_opts *o)
         default: return -1;
         }
     }
-    return 0;
-}
-
-/* Before the run: an alarm well past its end (never hang a lab run), the CPU pinned. */
-static inline void echowin_start(const struct echowin_opts *o)
-{
+    bool timed = o->count < 0;
+    if (o->port <= 0 || o->conns <= 0 || o->msg == 0 || o->msg > max_msg || (!timed && !count_ok) ||
+        (timed && (!o->keys || o->pid <= 0))) {
+        fprintf(stderr, "usage: %s --port P --conns N --msg-bytes M %s\n", prog,
+                count_ok ? "(--seconds S --pid PID --keys K | --count N)" : "--seconds S --pid PID --keys K");
+        return -1;
+    }
     alarm((unsigned)(o->warmup + o->seconds) + 60);
     if (o->cpu >= 0) {
         cpu_set_t set;
@@ -67,6 +73,7 @@ static inline void echowin_start(const struct echowin_opts *o)
         CPU_SET(o->cpu, &set);
         sched_setaffinity(0, sizeof set, &set);
     }
+    return 0;
 }
 
 /* CPU time of every thread of process pid, ns (sum of /proc/pid/task/<tid>/schedstat);

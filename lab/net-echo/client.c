@@ -40,8 +40,7 @@ struct conn {
 
 static struct io_uring ring;
 static struct conn *conns;
-static int nconns;
-static unsigned msg;
+static struct echowin_opts opt; /* the command line */
 static char *sendbuf, *recvbuf;
 static struct rounds_hist hist;
 static long done_reqs, issued, limit = -1; /* limit: stop issuing at this many (counting) */
@@ -60,14 +59,14 @@ static struct io_uring_sqe *sqe_get(void)
 static void q_send(struct conn *c)
 {
     struct io_uring_sqe *sqe = sqe_get();
-    io_uring_prep_send(sqe, c->fd, sendbuf + c->sent, msg - c->sent, MSG_NOSIGNAL);
+    io_uring_prep_send(sqe, c->fd, sendbuf + c->sent, opt.msg - c->sent, MSG_NOSIGNAL);
     io_uring_sqe_set_data64(sqe, (uint64_t)(c - conns) << 1 | OP_SEND);
 }
 
 static void q_recv(struct conn *c)
 {
     struct io_uring_sqe *sqe = sqe_get();
-    io_uring_prep_recv(sqe, c->fd, recvbuf, msg - c->got, 0);
+    io_uring_prep_recv(sqe, c->fd, recvbuf, opt.msg - c->got, 0);
     io_uring_sqe_set_data64(sqe, (uint64_t)(c - conns) << 1 | OP_RECV);
 }
 
@@ -119,15 +118,15 @@ static void turn(void)
             die((ud & 1) ? "recv (the server closed or failed)" : "send", cqe->res ? -cqe->res : EPIPE);
         if ((ud & 1) == OP_SEND) {
             c->sent += (unsigned)cqe->res;
-            if (c->sent < msg)
+            if (c->sent < opt.msg)
                 q_send(c); /* a short send: the rest */
-            else if (c->got == msg)
+            else if (c->got == opt.msg)
                 finish(c, now);
         } else {
             c->got += (unsigned)cqe->res;
-            if (c->got < msg)
+            if (c->got < opt.msg)
                 q_recv(c); /* the echo came in pieces */
-            else if (c->sent == msg)
+            else if (c->sent == opt.msg)
                 finish(c, now);
         }
     }
@@ -157,23 +156,15 @@ static void wait_line(void)
 
 int main(int argc, char **argv)
 {
-    struct echowin_opts o;
-    if (echowin_options(argc, argv, &o) < 0)
+    if (echowin_setup(argc, argv, &opt, "net_echo_client", 1, UINT_MAX) < 0)
         return 2;
-    nconns = o.conns;
-    msg = o.msg;
-    if (o.port <= 0 || nconns <= 0 || msg == 0 || (o.count < 0 && (!o.keys || o.pid <= 0))) {
-        fprintf(stderr, "usage: net_echo_client --port P --conns N --msg-bytes M (--seconds S --pid PID --keys K | --count N)\n");
-        return 2;
-    }
-    echowin_start(&o);
-    conns = calloc((size_t)nconns, sizeof *conns);
-    sendbuf = malloc(msg);
-    recvbuf = malloc(msg);
-    memset(sendbuf, 'x', msg);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o.port)};
+    conns = calloc((size_t)opt.conns, sizeof *conns);
+    sendbuf = malloc(opt.msg);
+    recvbuf = malloc(opt.msg);
+    memset(sendbuf, 'x', opt.msg);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    for (int i = 0; i < nconns; i++) {
+    for (int i = 0; i < opt.conns; i++) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         int one = 1;
         if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
@@ -182,7 +173,7 @@ int main(int argc, char **argv)
         conns[i].fd = fd;
     }
     unsigned entries = 64;
-    while (entries < 2u * (unsigned)nconns + 16)
+    while (entries < 2u * (unsigned)opt.conns + 16)
         entries *= 2;
     struct io_uring_params p = {.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE,
                                 .cq_entries = 2 * entries};
@@ -192,19 +183,19 @@ int main(int argc, char **argv)
         return 77;
     }
     int64_t now = bench_now_ns();
-    for (int i = 0; i < nconns; i++)
+    for (int i = 0; i < opt.conns; i++)
         start(&conns[i], now);
-    run_until(now + (int64_t)(o.warmup * 1e9));
+    run_until(now + (int64_t)(opt.warmup * 1e9));
 
-    if (o.count >= 0) { /* a counting run */
+    if (opt.count >= 0) { /* a counting run */
         drain();
         printf("warm\n");
         fflush(stdout);
         wait_line();
-        limit = o.count;
+        limit = opt.count;
         issued = done_reqs = 0;
         now = bench_now_ns();
-        for (int i = 0; i < nconns; i++)
+        for (int i = 0; i < opt.conns; i++)
             start(&conns[i], now);
         while (inflight > 0)
             turn();
@@ -214,5 +205,5 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    return echowin_measure("net_echo_client", o.keys, o.pid, o.seconds, run_until, &done_reqs, &hist);
+    return echowin_measure("net_echo_client", opt.keys, opt.pid, opt.seconds, run_until, &done_reqs, &hist);
 }

@@ -37,8 +37,8 @@ struct conn {
 };
 
 static struct conn *conns;
-static int nconns, ep;
-static unsigned msg;
+static struct echowin_opts opt; /* the command line */
+static int ep;
 static char *sendbuf, *recvbuf;
 static struct rounds_hist hist;
 static long done_reqs;
@@ -64,7 +64,7 @@ static void arm_out(struct conn *c, int on)
  * record or wants to be called again with the same buffer). */
 static void send_req(struct conn *c)
 {
-    int n = SSL_write(c->ssl, sendbuf, (int)msg);
+    int n = SSL_write(c->ssl, sendbuf, (int)opt.msg);
     if (n > 0) {
         c->wpending = 0;
         arm_out(c, 0);
@@ -93,10 +93,10 @@ static void on_ready(struct conn *c, int64_t now)
     if (c->wpending)
         send_req(c);
     for (;;) {
-        int n = SSL_read(c->ssl, recvbuf, (int)(msg - c->got));
+        int n = SSL_read(c->ssl, recvbuf, (int)(opt.msg - c->got));
         if (n > 0) {
             c->got += (unsigned)n;
-            if (c->got == msg && !c->wpending) {
+            if (c->got == opt.msg && !c->wpending) {
                 done_reqs++;
                 rounds_hist_add(&hist, now - c->t_send);
                 start(c, now);
@@ -131,33 +131,25 @@ static void run_until(int64_t end)
 
 int main(int argc, char **argv)
 {
-    struct echowin_opts o;
-    if (echowin_options(argc, argv, &o) < 0)
+    if (echowin_setup(argc, argv, &opt, "tls_echo_client", 0, 1u << 20) < 0)
         return 2;
-    nconns = o.conns;
-    msg = o.msg;
-    if (o.port <= 0 || nconns <= 0 || msg == 0 || msg > (1u << 20) || !o.keys || o.pid <= 0 || o.count >= 0) {
-        fprintf(stderr, "usage: tls_echo_client --port P --conns N --msg-bytes M --seconds S --pid PID --keys K\n");
-        return 2;
-    }
-    echowin_start(&o);
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx || !SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION))
         die("SSL_CTX_new (TLS 1.3)", 0);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
-    conns = calloc((size_t)nconns, sizeof *conns);
-    sendbuf = malloc(msg);
-    recvbuf = malloc(msg);
+    conns = calloc((size_t)opt.conns, sizeof *conns);
+    sendbuf = malloc(opt.msg);
+    recvbuf = malloc(opt.msg);
     if (!conns || !sendbuf || !recvbuf)
         die("malloc", ENOMEM);
-    memset(sendbuf, 'x', msg);
+    memset(sendbuf, 'x', opt.msg);
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (ep < 0)
         die("epoll_create1", errno);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o.port)};
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int64_t h0 = bench_now_ns();
-    for (int i = 0; i < nconns; i++) {
+    for (int i = 0; i < opt.conns; i++) {
         struct conn *c = &conns[i];
         int one = 1;
         c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -174,12 +166,12 @@ int main(int argc, char **argv)
         if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) < 0)
             die("epoll_ctl", errno);
     }
-    fprintf(stderr, "tls_echo_client: %d handshakes (%s) in %.3f s\n", nconns, SSL_get_version(conns[0].ssl),
+    fprintf(stderr, "tls_echo_client: %d handshakes (%s) in %.3f s\n", opt.conns, SSL_get_version(conns[0].ssl),
             (double)(bench_now_ns() - h0) / 1e9);
     int64_t now = bench_now_ns();
-    for (int i = 0; i < nconns; i++)
+    for (int i = 0; i < opt.conns; i++)
         start(&conns[i], now);
-    run_until(now + (int64_t)(o.warmup * 1e9));
+    run_until(now + (int64_t)(opt.warmup * 1e9));
 
-    return echowin_measure("tls_echo_client", o.keys, o.pid, o.seconds, run_until, &done_reqs, &hist);
+    return echowin_measure("tls_echo_client", opt.keys, opt.pid, opt.seconds, run_until, &done_reqs, &hist);
 }
