@@ -44,499 +44,96 @@
  * byte arrives and given back once it is answered. While an answer is being sent the
  * next requests are read into in[]; when in[] is full the connection stops receiving
  * (back-pressure) and the data waits in the kernel.
+ *
+ * The connection's HTTP logic, the listener and the signals are http_conn.c's (shared
+ * with https_hello.c); this file is its transport, vigil_sock's calls, and main().
  */
-#include "http_parse.h"
+#include "http_conn.h"
 
 #include <vigil.h>
 
 #include <getopt.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
-#define BODY "Hello, world!\n"
-#define BUF_SIZE 4096                       /* the pool's receive buffers */
-#define IN_SIZE (HTTP_HEAD_MAX + BUF_SIZE)  /* a head, and room for one more receive */
-#define OUT_SIZE 4096                       /* the answers of one send */
-#define ANSWER_MAX 512                      /* room one answer needs */
-#define SPARES_MAX 64                       /* struct work kept at least for reuse (work_put) */
-#define MS 1000000LL
-
-static int64_t header_timeout_ns = 10000 * MS, keepalive_timeout_ns = 75000 * MS,
-               send_timeout_ns = 30000 * MS, linger_timeout_ns = 5000 * MS,
-               shutdown_timeout_ns = 2000 * MS;
-
-/* What a connection holds only while a request is being read or answered. */
-struct work {
-    vigil_net_req send;
-    struct work *next_spare;
-    struct http_parser hp;
-    uint32_t inlen, outlen;
-    char in[IN_SIZE];   /* received, not yet parsed: at most one incomplete head */
-    char out[OUT_SIZE]; /* answers, sent as one */
-};
-
-enum phase { P_REQUEST, P_IDLE, P_SEND, P_LINGER }; /* which timeout runs */
-
+/* A connection: its HTTP state, then its socket. */
 struct conn {
+    struct http_conn http;
     vigil_sock sock;
-    struct conn *prev, *next; /* in its phase's list */
-    int64_t deadline_ns;      /* when the phase's timeout ends */
-    struct work *w;           /* NULL while idle */
-    uint8_t phase;
-    bool receiving, sending;
-    bool eof;                 /* the peer sent its end: answer what was read, then close */
-    bool closing;             /* no more requests: send what is queued, then shut down */
-    bool shut;                /* our side is shut down: wait for the peer's end */
-    bool closed;              /* vigil_sock_close was called */
 };
 
-/* The open connections, by phase. A phase has one timeout, so a connection that
- * enters one goes to the tail of its list and every list stays in deadline order; one
- * timer per phase fires at its list's first deadline (or earlier, when that connection
- * moved on: then it is started again for the new first). No timer operation per
- * request, no timer struct per connection. */
-struct timeouts {
-    struct conn *head, *tail;
-    vigil_timer timer;
-    int64_t *timeout_ns;
-};
-static struct timeouts phases[] = {
-    [P_REQUEST] = {.timeout_ns = &header_timeout_ns},
-    [P_IDLE] = {.timeout_ns = &keepalive_timeout_ns},
-    [P_SEND] = {.timeout_ns = &send_timeout_ns},
-    [P_LINGER] = {.timeout_ns = &linger_timeout_ns},
-};
-
-static struct {
-    vigil_loop *loop;
-    vigil_sock listener;
-    vigil_timer deadline;     /* the shutdown's */
-    struct work *spares;
-    unsigned nconns, nspares, nworks, nsending;
-    bool stopping;
-    unsigned long long requests, rejected, timeouts[4];
-} srv;
-
-/* ------------------------------------------------------------ the answer */
-
-static const char *http_date(void)
+static vigil_sock *sock_of(struct http_conn *c)
 {
-    static char date[40];
-    static time_t date_at = -1;
-    time_t now = time(NULL);
-    if (now != date_at) { /* once a second, as nginx caches it */
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-        date_at = now;
-    }
-    return date;
-}
-
-static void add_answer(struct work *w, int status, bool keep)
-{
-    char *p = w->out + w->outlen;
-    int n;
-    if (status == 200) {
-        n = snprintf(p, ANSWER_MAX,
-                     "HTTP/1.1 200 OK\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/plain\r\n"
-                     "Content-Length: %zu\r\nConnection: %s\r\n\r\n" BODY,
-                     http_date(), sizeof BODY - 1, keep ? "keep-alive" : "close");
-    } else {
-        const char *reason = status == 400 ? "Bad Request"
-                             : status == 431 ? "Request Header Fields Too Large"
-                                             : "Not Implemented";
-        char body[256];
-        int blen = snprintf(body, sizeof body,
-                            "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n"
-                            "<center><h1>%d %s</h1></center>\r\n</body>\r\n</html>\r\n",
-                            status, reason, status, reason);
-        n = snprintf(p, ANSWER_MAX,
-                     "HTTP/1.1 %d %s\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/html\r\n"
-                     "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
-                     status, reason, http_date(), blen, body);
-    }
-    w->outlen += (uint32_t)n;
-}
-
-/* Answers the complete requests in in[] while out[] has room; keeps what is left of
- * an incomplete one. After a last request (or a rejected one) nothing more is read. */
-static void answer(struct conn *c)
-{
-    struct work *w = c->w;
-    size_t pos = 0;
-    while (!c->closing && w->outlen + ANSWER_MAX <= OUT_SIZE) {
-        size_t used = 0;
-        int r = http_parse(&w->hp, w->in + pos, w->inlen - pos, &used);
-        pos += used;
-        if (r == HTTP_MORE)
-            break;
-        bool keep = r == HTTP_DONE && w->hp.keep_alive;
-        add_answer(w, r == HTTP_DONE ? 200 : r, keep);
-        c->closing = !keep;
-        if (r == HTTP_DONE)
-            srv.requests++;
-        else
-            srv.rejected++;
-    }
-    if (c->closing)
-        pos = w->inlen;
-    memmove(w->in, w->in + pos, w->inlen - pos);
-    w->inlen -= (uint32_t)pos;
-}
-
-/* --------------------------------------------------- spares of struct work */
-
-static struct work *work_get(void)
-{
-    struct work *w = srv.spares;
-    if (w) { /* its send request ended: it may be started again as it is */
-        srv.spares = w->next_spare;
-        srv.nspares--;
-    } else if ((w = malloc(sizeof *w)) != NULL) {
-        memset(&w->send, 0, sizeof w->send);
-    } else {
-        return NULL;
-    }
-    w->hp = (struct http_parser){0};
-    w->inlen = w->outlen = 0; /* in[] and out[] are written before they are read */
-    srv.nworks++;
-    return w;
-}
-
-static void work_put(struct work *w)
-{
-    srv.nworks--;
-    /* Spares are kept up to as many as are in use (at least SPARES_MAX): under a steady
-     * load every request finds one, as malloc'd memory would otherwise go back to the
-     * system and be faulted in afresh each time (page faults cost 1000 busy connections
-     * about 3 us a request); as the load falls, puts free what is beyond it. */
-    if (srv.nspares >= SPARES_MAX && srv.nspares >= srv.nworks) {
-        free(w);
-        return;
-    }
-    w->next_spare = srv.spares;
-    srv.spares = w;
-    srv.nspares++;
-}
-
-/* ----------------------------------------------------------- the socket */
-
-static void on_data(vigil_loop *loop, vigil_sock *s, ssize_t n, vigil_buf *buf);
-static void on_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res);
-static void close_conn(vigil_loop *loop, struct conn *c);
-
-static void unlink_conn(struct conn *c)
-{
-    struct timeouts *ph = &phases[c->phase];
-    if (!c->prev && ph->head != c)
-        return; /* in no list */
-    *(c->prev ? &c->prev->next : &ph->head) = c->next;
-    *(c->next ? &c->next->prev : &ph->tail) = c->prev;
-    c->prev = c->next = NULL;
-}
-
-static void on_timeout(vigil_loop *loop, vigil_timer *t)
-{
-    struct timeouts *ph = (struct timeouts *)((char *)t - offsetof(struct timeouts, timer));
-    int64_t now = vigil_loop_now(loop);
-    while (ph->head && ph->head->deadline_ns <= now) {
-        srv.timeouts[ph - phases]++;
-        close_conn(loop, ph->head);
-    }
-    if (ph->head) /* the timer was just taken off the heap: starting it cannot fail */
-        vigil_timer_start(loop, t, CLOCK_MONOTONIC, ph->head->deadline_ns - now, 0, 0, on_timeout);
-}
-
-/* Moves c to the tail of a phase's list: its timeout starts now. */
-static void set_timeout(vigil_loop *loop, struct conn *c, enum phase p)
-{
-    unlink_conn(c);
-    struct timeouts *ph = &phases[p];
-    c->phase = (uint8_t)p;
-    c->deadline_ns = vigil_loop_now(loop) + *ph->timeout_ns;
-    c->prev = ph->tail;
-    *(ph->tail ? &ph->tail->next : &ph->head) = c;
-    ph->tail = c;
-    if (!vigil_timer_active(&ph->timer) &&
-        vigil_timer_start(loop, &ph->timer, CLOCK_MONOTONIC, *ph->timeout_ns, 0, 0, on_timeout) < 0)
-        close_conn(loop, c);
-}
-
-static void on_closed(vigil_loop *loop, vigil_sock *s)
-{
-    struct conn *c = s->data;
-    if (c->w) /* every request has ended: the send's too */
-        work_put(c->w);
-    free(c);
-    if (--srv.nconns == 0 && srv.stopping)
-        vigil_loop_stop(loop);
-}
-
-static void close_conn(vigil_loop *loop, struct conn *c)
-{
-    if (c->closed)
-        return;
-    c->closed = true;
-    unlink_conn(c);
-    vigil_sock_close(loop, &c->sock, on_closed);
-}
-
-static void send_out(vigil_loop *loop, struct conn *c)
-{
-    struct work *w = c->w;
-    if (vigil_sock_send(loop, &c->sock, &w->send, w->out, w->outlen, on_sent) < 0) {
-        close_conn(loop, c);
-        return;
-    }
-    c->sending = true;
-    srv.nsending++;
-    set_timeout(loop, c, P_SEND);
-}
-
-/* After anything happened: answer what can be answered, give back what is no longer
- * needed, shut down or close when done, receive when there is room, time the rest. */
-static void update(vigil_loop *loop, struct conn *c)
-{
-    if (c->w && !c->sending) {
-        answer(c);
-        if (c->w->outlen)
-            send_out(loop, c);
-        if (c->closed)
-            return;
-    }
-    if (!c->sending) {
-        struct work *w = c->w;
-        if (w && (c->closing || (!w->inlen && http_between(&w->hp)))) {
-            work_put(w);
-            c->w = NULL;
-        }
-        if (c->eof) { /* everything read is answered: nothing more will come */
-            close_conn(loop, c);
-            return;
-        }
-        if (c->closing && !c->shut) {
-            c->shut = true;
-            vigil_sock_shutdown(loop, &c->sock, SHUT_WR);
-            set_timeout(loop, c, P_LINGER);
-        }
-    }
-    bool want = !c->eof && (c->shut || (!c->closing && (!c->w || IN_SIZE - c->w->inlen >= BUF_SIZE)));
-    if (want && !c->receiving) {
-        if (vigil_sock_recv_start(loop, &c->sock, on_data) < 0) {
-            close_conn(loop, c);
-            return;
-        }
-        c->receiving = true;
-    } else if (!want && c->receiving) {
-        vigil_sock_recv_stop(loop, &c->sock);
-        c->receiving = false;
-    }
-    if (c->shut || c->sending || c->closed)
-        return; /* those phases' timeouts started with them */
-    if (c->w && c->phase != P_REQUEST)
-        set_timeout(loop, c, P_REQUEST);
-    else if (!c->w && c->phase != P_IDLE)
-        set_timeout(loop, c, P_IDLE);
-}
-
-static void on_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res)
-{
-    struct conn *c = req->sock->data;
-    c->sending = false;
-    srv.nsending--;
-    c->w->outlen = 0;
-    if (c->closed)
-        return; /* on_closed gives the work back */
-    if (res < 0) { /* the peer went away: no receive buffer is held, nothing to give back */
-        close_conn(loop, c);
-        return;
-    }
-    update(loop, c);
+    return &((struct conn *)c)->sock;
 }
 
 static void on_data(vigil_loop *loop, vigil_sock *s, ssize_t n, vigil_buf *buf)
 {
-    struct conn *c = s->data;
-    if (n <= 0) { /* the stream has stopped: the peer's end (0) or an error */
-        c->receiving = false;
-        c->eof = true;
-        if (n < 0 || c->shut) /* reset: nobody to answer; lingering: the peer is done */
-            close_conn(loop, c);
-        else
-            update(loop, c);
-        return;
-    }
-    if (c->shut || c->closing) { /* after the last answer: drop what still comes */
-        vigil_buf_put(loop, buf);
-        return;
-    }
-    if (!c->w && !(c->w = work_get())) {
-        vigil_buf_put(loop, buf);
-        close_conn(loop, c);
-        return;
-    }
-    struct work *w = c->w;
-    if ((size_t)n > IN_SIZE - w->inlen) { /* receiving runs only with BUF_SIZE room */
-        vigil_buf_put(loop, buf);
-        close_conn(loop, c);
-        return;
-    }
-    memcpy(w->in + w->inlen, buf->data, (size_t)n);
-    w->inlen += (uint32_t)n;
-    vigil_buf_put(loop, buf);
-    update(loop, c);
+    http_conn_data(loop, s->data, n, buf);
 }
 
-static void on_accept(vigil_loop *loop, vigil_sock *listener, int fd)
+static void on_sent(vigil_loop *loop, vigil_net_req *req, ssize_t res)
 {
-    (void)listener;
-    if (fd < 0) {
-        fprintf(stderr, "accept: %s\n", strerror(-fd));
-        return;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct conn *c = calloc(1, sizeof *c);
-    if (!c || vigil_sock_open(loop, &c->sock, fd) < 0) {
-        free(c);
-        close(fd);
-        return;
-    }
-    c->sock.data = c;
-    srv.nconns++;
-    set_timeout(loop, c, P_REQUEST); /* the first request's */
-    if (vigil_sock_recv_start(loop, &c->sock, on_data) == 0)
-        c->receiving = true;
-    else
-        close_conn(loop, c);
+    http_conn_sent(loop, req->sock->data, res);
 }
 
-/* ------------------------------------------------------------ the process */
-
-static void close_all(vigil_loop *loop, vigil_timer *t)
+static void on_closed(vigil_loop *loop, vigil_sock *s)
 {
-    (void)t;
-    for (int p = 0; p < 4; p++) {
-        while (phases[p].head)
-            close_conn(loop, phases[p].head);
-        vigil_timer_stop(loop, &phases[p].timer);
-    }
+    http_conn_closed(loop, s->data);
 }
 
-/* SIGTERM, SIGINT: the graceful shutdown (a second signal closes everything now). */
-static void on_stop(vigil_loop *loop, vigil_signal *w, const struct signalfd_siginfo *si)
+static int sock_open(vigil_loop *loop, struct http_conn *c, int fd)
 {
-    (void)w, (void)si;
-    if (srv.stopping) {
-        close_all(loop, NULL);
-        return;
-    }
-    srv.stopping = true;
-    vigil_sock_close(loop, &srv.listener, NULL);
-    while (phases[P_IDLE].head) /* nothing in flight */
-        close_conn(loop, phases[P_IDLE].head);
-    /* The others finish what is being sent and read nothing more: they stay in
-     * P_SEND, or move on to P_LINGER (a list not walked here), or close. */
-    static const enum phase busy[] = {P_REQUEST, P_SEND};
-    for (int i = 0; i < 2; i++) {
-        for (struct conn *c = phases[busy[i]].head, *next; c; c = next) {
-            next = c->next;
-            c->closing = true;
-            update(loop, c);
-        }
-    }
-    if (srv.nconns == 0 || vigil_timer_start(loop, &srv.deadline, CLOCK_MONOTONIC, shutdown_timeout_ns, 0, 0,
-                                             close_all) < 0)
-        close_all(loop, NULL);
-    if (srv.nconns == 0)
-        vigil_loop_stop(loop);
+    int r = vigil_sock_open(loop, sock_of(c), fd);
+    sock_of(c)->data = c;
+    c->ready = true; /* no handshake: requests are read at once */
+    return r;
 }
 
-static void on_stats(vigil_loop *loop, vigil_signal *w, const struct signalfd_siginfo *si)
+static int sock_recv_start(vigil_loop *loop, struct http_conn *c)
 {
-    (void)w, (void)si;
-    printf("stats conns=%u sending=%u works=%u spares=%u bufs_lent=%u requests=%llu rejected=%llu "
-           "timeouts_request=%llu timeouts_idle=%llu timeouts_send=%llu timeouts_linger=%llu\n",
-           srv.nconns, srv.nsending, srv.nworks, srv.nspares, vigil_net_bufs_lent(loop), srv.requests,
-           srv.rejected, srv.timeouts[P_REQUEST], srv.timeouts[P_IDLE], srv.timeouts[P_SEND],
-           srv.timeouts[P_LINGER]);
-    fflush(stdout);
+    return vigil_sock_recv_start(loop, sock_of(c), on_data);
 }
+
+static void sock_recv_stop(vigil_loop *loop, struct http_conn *c)
+{
+    vigil_sock_recv_stop(loop, sock_of(c));
+}
+
+static int sock_send(vigil_loop *loop, struct http_conn *c, vigil_net_req *req, const void *buf, size_t len)
+{
+    return vigil_sock_send(loop, sock_of(c), req, buf, len, on_sent);
+}
+
+static void sock_shutdown(vigil_loop *loop, struct http_conn *c)
+{
+    vigil_sock_shutdown(loop, sock_of(c), SHUT_WR);
+}
+
+static void sock_close(vigil_loop *loop, struct http_conn *c)
+{
+    vigil_sock_close(loop, sock_of(c), on_closed);
+}
+
+static const struct http_io sock_io = {
+    .scheme = "http",
+    .conn_size = sizeof(struct conn),
+    .open = sock_open,
+    .recv_start = sock_recv_start,
+    .recv_stop = sock_recv_stop,
+    .send = sock_send,
+    .shutdown = sock_shutdown,
+    .close = sock_close,
+};
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"client-header-timeout", required_argument, NULL, 'h'},
-        {"keepalive-timeout", required_argument, NULL, 'k'},
-        {"send-timeout", required_argument, NULL, 's'},
-        {"lingering-timeout", required_argument, NULL, 'l'},
-        {"shutdown-timeout", required_argument, NULL, 'S'},
-        {0},
-    };
+    static const struct option opts[] = {HTTP_TIMEOUT_OPTIONS, {0}};
     for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        int64_t ns = atoll(optarg) * MS;
-        switch (o) {
-        case 'h': header_timeout_ns = ns; break;
-        case 'k': keepalive_timeout_ns = ns; break;
-        case 's': send_timeout_ns = ns; break;
-        case 'l': linger_timeout_ns = ns; break;
-        case 'S': shutdown_timeout_ns = ns; break;
-        default:
-            fprintf(stderr, "usage: %s [--client-header-timeout|--keepalive-timeout|--send-timeout|"
-                            "--lingering-timeout|--shutdown-timeout MS]... [port|address]\n", argv[0]);
+        if (!http_timeout_option(o, optarg)) {
+            fprintf(stderr, "usage: %s " HTTP_TIMEOUT_USAGE " [port|address]\n", argv[0]);
             return 2;
         }
     }
-    /* A port alone listens on 127.0.0.1; any other argument is an address as
-     * vigil_net_listen(3) reads it ("[::1]:8080", "/run/hello.sock", "@hello"). */
-    char addr[64];
-    const char *where = optind < argc ? argv[optind] : "8080";
-    if (strspn(where, "0123456789") == strlen(where)) {
-        snprintf(addr, sizeof addr, "127.0.0.1:%s", where);
-        where = addr;
-    }
-    int lfd = vigil_net_listen(where, 4096, 0);
-    if (lfd < 0) {
-        fprintf(stderr, "listen %s: %s\n", where, strerror(-lfd));
-        return 1;
-    }
-    int r = vigil_loop_new(&srv.loop, NULL);
-    if (r < 0) {
-        fprintf(stderr, "vigil_loop_new: %s\n", strerror(-r));
-        return 1;
-    }
-    vigil_loop *loop = srv.loop;
-    struct vigil_net_options no;
-    vigil_net_options_init(&no);
-    no.buf_size = BUF_SIZE;
-    vigil_signal sigint = {0}, sigterm = {0}, sigusr1 = {0};
-    if ((r = vigil_net_setup(loop, &no)) < 0 || (r = vigil_sock_open(loop, &srv.listener, lfd)) < 0 ||
-        (r = vigil_sock_accept_start(loop, &srv.listener, on_accept)) < 0 ||
-        (r = vigil_signal_start(loop, &sigint, SIGINT, on_stop)) < 0 ||
-        (r = vigil_signal_start(loop, &sigterm, SIGTERM, on_stop)) < 0 ||
-        (r = vigil_signal_start(loop, &sigusr1, SIGUSR1, on_stats)) < 0) {
-        fprintf(stderr, "setup: %s\n", strerror(-r));
-        return 1;
-    }
-    fprintf(stderr, "http on %s, backend %s\n", where, vigil_loop_backend(loop));
-    printf("ready\n");
-    fflush(stdout);
-    vigil_loop_run(loop, VIGIL_RUN_DEFAULT); /* until the shutdown closed every connection */
-    vigil_loop_free(loop);
-    while (srv.spares) {
-        struct work *w = srv.spares;
-        srv.spares = w->next_spare;
-        free(w);
-    }
-    return 0;
+    return http_serve(&sock_io, optind < argc ? argv[optind] : "8080");
 }

@@ -55,23 +55,29 @@ def keys_of(a):
     return k
 
 
-def timed(a, srv, client):
-    keys = json.dumps(keys_of(a), separators=(",", ":"))[1:-1]
-    p = subprocess.run([client, "--port", str(srv.port), "--conns", str(a.conns), "--msg-bytes", str(a.msg_bytes),
-                        "--seconds", str(a.seconds), "--warmup", str(a.warmup), "--cpu", str(netsrv.CLIENT_CPU),
-                        "--pid", str(srv.pid), "--keys", keys],
-                       stdout=subprocess.PIPE, text=True, timeout=a.seconds + a.warmup + 60)
+def run_client(client, srv, keys, conns, msg_bytes, seconds, warmup, system=None):
+    """A timed run of an echo client (net_echo_client, py-tls-echo's tls_echo_client: the
+    same command line) against srv; prints its records, the median-pooled ones marked.
+    system: the server's name in the errors, where a step runs several."""
+    p = subprocess.run([client, "--port", str(srv.port), "--conns", str(conns), "--msg-bytes", str(msg_bytes),
+                        "--seconds", str(seconds), "--warmup", str(warmup), "--cpu", str(netsrv.CLIENT_CPU),
+                        "--pid", str(srv.pid), "--keys", json.dumps(keys, separators=(",", ":"))[1:-1]],
+                       stdout=subprocess.PIPE, text=True, timeout=seconds + warmup + 60)
     if p.returncode != 0:
-        raise RuntimeError(f"{CLIENT} exited {p.returncode}")
+        raise RuntimeError(f"{os.path.basename(client)} exited {p.returncode}" + (f" against {system}" if system else ""))
     if not srv.alive():
-        raise RuntimeError(f"the server exited during the run (status {srv.p.returncode})")
+        raise RuntimeError(f"the {system + ' ' if system else ''}server exited during the run (status {srv.p.returncode})")
     for line in p.stdout.splitlines():
         if line.startswith("{"):
             rec = json.loads(line)
             if rec.get("metric") in MEDIAN_POOLED:
                 rec["pool"] = "median"
             line = json.dumps(rec)
-        print(line)
+        print(line, flush=True)
+
+
+def timed(a, srv, client):
+    run_client(client, srv, keys_of(a), a.conns, a.msg_bytes, a.seconds, a.warmup)
 
 
 def strace_table(path):

@@ -225,6 +225,19 @@ class Server:
     def alive(self):
         return self.p.poll() is None
 
+    def measure(self, client):
+        """Runs client() against the server: (its result, the server's CPU ns over it).
+        Then the server must still run, stop on its stop signal and exit 0."""
+        c0 = self.cpu_ns()
+        out = client()
+        c1 = self.cpu_ns()
+        if not self.alive():
+            raise RuntimeError(f"the server exited during the run (status {self.p.returncode})")
+        rc = self.stop()
+        if rc != 0:
+            raise RuntimeError(f"the server did not exit 0 on {self.stop_signal.name} (status {rc})")
+        return out, c1 - c0
+
     def stop(self, timeout=5.0):
         """Sends the stop signal and waits; kills it after timeout. Returns its exit
         status (None: it had to be killed)."""

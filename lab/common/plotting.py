@@ -118,3 +118,53 @@ def echo_cpu_lines(ax, rows, points, xlabel):
     ax.set_ylabel("server CPU per request, us (log)")
     ax.legend(fontsize=8, ncol=2)
 
+
+
+def ops_inflight_points(ax, rows, targets, ops, series_of, palette, ylabel, title, label_of=lambda name: name):
+    """The file benchmarks' figure (fs-ops, py-files): ops_per_s (log scale) by operation
+    and in-flight count (1, 64), one marker series per series_of(row) coloured from
+    palette, the claims' thresholds marked."""
+    pts = {}
+    for r in rows:
+        if r.get("metric") != "ops_per_s" or r.get("op") not in ops:
+            continue
+        x = ops.index(r["op"]) * 3 + (0 if int(r["inflight"]) == 1 else 1)
+        pts.setdefault(series_of(r), []).append((x, float(r["value"])))
+    for name in sorted(pts):
+        p = sorted(pts[name])
+        ax.plot([x for x, _ in p], [v for _, v in p], marker="o", ls="", color=palette.get(name, "#9467bd"),
+                label=label_of(name))
+    target_marks(ax, targets, "ops_per_s",
+                 lambda t: ops.index(t["params"]["op"]) * 3 + (0 if int(t["params"]["inflight"]) == 1 else 1)
+                 if t["params"].get("op") in ops and "inflight" in t["params"] else None)
+    ax.set_xticks([i * 3 + j for i in range(len(ops)) for j in range(2)])
+    ax.set_xticklabels([f"{op}\n1" if j == 0 else "64" for op in ops for j in range(2)], fontsize="small")
+    ax.set_yscale("log")
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize="x-small", ncol=2)
+    ax.set_title(title)
+
+
+def rps_bars(ax, names, ngroups, row_of, cpu_ns_of, fontsize=7):
+    """Requests/s in thousands as bars (py-http, py-tls-echo): in each of ngroups groups
+    one bar per name side by side, whiskers from the rounds' min to max, the server's CPU
+    per request (us) written on top. row_of(name, group) -> the requests_per_s row or
+    None; cpu_ns_of(name, group) -> ns per request or None."""
+    colors = series_colors(names, {n: n.split(" ")[0] for n in names})
+    width = 0.8 / max(1, len(names))
+    for i, n in enumerate(names):
+        xs, ys, lo, hi = [], [], [], []
+        for gi in range(ngroups):
+            r = row_of(n, gi)
+            if r is None:
+                continue
+            v = float(r["value"]) / 1e3
+            xs.append(gi + (i - (len(names) - 1) / 2) * width)
+            ys.append(v)
+            lo.append(v - float(r.get("min", r["value"])) / 1e3)
+            hi.append(float(r.get("max", r["value"])) / 1e3 - v)
+            ns = cpu_ns_of(n, gi)
+            if ns:
+                ax.text(xs[-1], v, f"{ns / 1e3:.0f}", ha="center", va="bottom", fontsize=fontsize)
+        ax.bar(xs, ys, width, color=colors[n], label=n, yerr=[lo, hi], capsize=2, error_kw=dict(lw=0.7))
+    ax.set_xticks(range(ngroups))

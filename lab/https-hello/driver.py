@@ -32,44 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "common"))
 import netsrv  # noqa: E402
-
-# wrk reports its latency histogram (1 us buckets) and totals through this script (as in
-# lab/http-hello/driver.py: a folder does not import another's files).
-WRK_LUA = """\
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("lab-summary %d %d %d %d %d %d %d\\n", summary.requests, summary.duration,
-                         e.connect, e.read, e.write, e.status, e.timeout))
-  io.write("lab-hist")
-  for i = 1, #latency do
-    local v, c = latency(i)
-    io.write(string.format(" %d:%d", v, c))
-  end
-  io.write("\\n")
-end
-"""
-
-
-def hist_of(line):
-    """wrk's 1-us buckets, merged to 3 significant digits."""
-    out = {}
-    for item in line.split()[1:]:
-        v, c = item.split(":")
-        v = int(v)
-        q = 10 ** max(0, len(str(v)) - 3)
-        k = (v // q) * q + (q - 1) / 2 if q > 1 else v
-        out[k] = out.get(k, 0) + int(c)
-    return sorted(out.items())
-
-
-def pctl(hist, q):
-    n = sum(c for _, c in hist)
-    want, seen = int((n - 1) * q), 0
-    for v, c in hist:
-        seen += c
-        if seen > want:
-            return v
-    return hist[-1][0]
+import wrkrun  # noqa: E402
 
 SUITE = "TLS_AES_128_GCM_SHA256"
 OPENSSL_CNF = f"""\
@@ -159,41 +122,17 @@ def client(argv, env, seconds):
     return out, busy, wall
 
 
-def run_wrk(a, port, env, keys):
-    wrk = shutil.which("wrk")
-    if not wrk:
-        netsrv.skip("wrk is not installed")
-    script = os.path.join(a.tmp, "lab-https.lua")
-    with open(script, "w") as f:
-        f.write(WRK_LUA)
-    argv = [wrk, "-t1", f"-c{a.conns}", f"-d{max(1, round(a.seconds))}s", "--latency", "-s", script,
-            f"https://127.0.0.1:{port}/"]
-    return argv, lambda out, cpu, busy, wall: wrk_records(a, out, cpu, busy, wall, keys)
-
-
-def wrk_records(a, out, cpu, busy, wall, keys):
-    summary = next((ln.split() for ln in out.splitlines() if ln.startswith("lab-summary ")), None)
-    hline = next((ln for ln in out.splitlines() if ln.startswith("lab-hist")), None)
-    if not summary or hline is None:
-        raise RuntimeError("wrk printed no lab-summary (its Lua script did not run)")
-    reqs, dur_us = int(summary[1]), int(summary[2])
-    errs = dict(zip(("connect", "read", "write", "status", "timeout"), map(int, summary[3:8])))
-    print(f"https-hello {a.system} conns {a.conns}: {reqs} requests in {dur_us / 1e6:.2f} s "
-          f"({reqs / (dur_us / 1e6):.0f}/s), server {cpu / max(reqs, 1):.0f} ns/request, errors {errs}",
+def wrk_records(a, out, cpu, keys):
+    sys.stderr.write(out["stderr"][-2000:])
+    reqs, dur, errs = out["requests"], out["duration_s"], out["errors"]
+    print(f"https-hello {a.system} conns {a.conns}: {reqs} requests in {dur:.2f} s "
+          f"({reqs / max(dur, 1e-9):.0f}/s), server {cpu / max(reqs, 1):.0f} ns/request, errors {errs}",
           file=sys.stderr)
-    if reqs == 0:
-        raise RuntimeError("no request completed")
-    if errs["status"] or errs["connect"]:
-        raise RuntimeError(f"wrk saw errors: {errs}")
-    hist = hist_of(hline)
-    return [dict(keys, metric="requests_per_s", value=round(reqs / (dur_us / 1e6), 4), total=reqs, per=dur_us / 1e6),
-            dict(keys, metric="server_cpu_ns_per_request", value=round(cpu / reqs, 4), total=cpu, per=reqs),
-            dict(keys, metric="latency_us", value=pctl(hist, 0.5), p50=pctl(hist, 0.5), p99=pctl(hist, 0.99),
-                 n=sum(c for _, c in hist), hist=[[v, c] for v, c in hist]),
-            dict(keys, metric="client_busy", value=round(busy / (wall * 1e9), 4), total=busy, per=wall * 1e9)]
+    return wrkrun.records(keys, out, cpu)
 
 
-def hs_records(a, out, cpu, busy, wall, keys):
+def hs_records(a, client_out, cpu, keys):
+    out, busy, wall = client_out
     line = next((ln for ln in out.splitlines() if ln.startswith("hs_client ")), None)
     if not line:
         raise RuntimeError("hs_client printed no result line")
@@ -233,29 +172,27 @@ def main(argv):
         case = f"handshake {a.mode}"
     keys = {"bench": "https-hello", "system": a.system, "case": case, "conns": a.conns}
     if a.mode == "wrk":
-        cargv, records = run_wrk(a, port, env, keys)
+        wrk = shutil.which("wrk")
+        if not wrk:
+            netsrv.skip("wrk is not installed")
     else:
         hs = os.path.join(a.bin, "hs_client")
         if not os.access(hs, os.X_OK):
             netsrv.skip("program hs_client not built (OpenSSL 3's libssl-dev missing?)")
         cargv = [hs, "--port", port, "--conns", a.conns, "--seconds", a.seconds, "--ciphersuite", SUITE]
         cargv = [str(x) for x in cargv + (["--resume"] if a.mode == "resumed" else [])]
-        records = lambda out, cpu, busy, wall: hs_records(a, out, cpu, busy, wall, keys)  # noqa: E731
     if a.system == "vigil":
         server, ready = [vigil_prog(a.bin), "--cert", cert, "--key", key, port], "line"
     else:
         server, ready = nginx_argv(a.tmp, port, cert, key), "port"
     stop = signal.SIGTERM
     with netsrv.Server(server, port, ready=ready, stop_signal=stop, env={"OPENSSL_CONF": cnf}) as srv:
-        c0 = srv.cpu_ns()
-        out, busy, wall = client(cargv, env, a.seconds)
-        c1 = srv.cpu_ns()
-        if not srv.alive():
-            raise RuntimeError(f"the server exited during the run (status {srv.p.returncode})")
-        rc = srv.stop()
-        if rc != 0:
-            raise RuntimeError(f"the server did not exit 0 on {stop.name} (status {rc})")
-    for r in records(out, c1 - c0, busy, wall):
+        if a.mode == "wrk":
+            out, cpu = srv.measure(lambda: wrkrun.run(wrk, port, a.conns, a.seconds, a.tmp, netsrv.CLIENT_CPU,
+                                                      scheme="https", env=env))
+        else:
+            out, cpu = srv.measure(lambda: client(cargv, env, a.seconds))
+    for r in (wrk_records if a.mode == "wrk" else hs_records)(a, out, cpu, keys):
         print(json.dumps(r))
     return 0
 

@@ -18,16 +18,13 @@
  * A counting run (a driver traces the server meanwhile) warms up, lets every connection
  * go idle, prints "warm", waits for a line on stdin, makes exactly N requests, lets them
  * finish, prints "done N" and waits for a line on stdin before it closes its sockets. */
+#include "echowin.h"
 #include "rounds.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sched.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -43,8 +40,7 @@ struct conn {
 
 static struct io_uring ring;
 static struct conn *conns;
-static int nconns;
-static unsigned msg;
+static struct echowin_opts opt; /* the command line */
 static char *sendbuf, *recvbuf;
 static struct rounds_hist hist;
 static long done_reqs, issued, limit = -1; /* limit: stop issuing at this many (counting) */
@@ -63,14 +59,14 @@ static struct io_uring_sqe *sqe_get(void)
 static void q_send(struct conn *c)
 {
     struct io_uring_sqe *sqe = sqe_get();
-    io_uring_prep_send(sqe, c->fd, sendbuf + c->sent, msg - c->sent, MSG_NOSIGNAL);
+    io_uring_prep_send(sqe, c->fd, sendbuf + c->sent, opt.msg - c->sent, MSG_NOSIGNAL);
     io_uring_sqe_set_data64(sqe, (uint64_t)(c - conns) << 1 | OP_SEND);
 }
 
 static void q_recv(struct conn *c)
 {
     struct io_uring_sqe *sqe = sqe_get();
-    io_uring_prep_recv(sqe, c->fd, recvbuf, msg - c->got, 0);
+    io_uring_prep_recv(sqe, c->fd, recvbuf, opt.msg - c->got, 0);
     io_uring_sqe_set_data64(sqe, (uint64_t)(c - conns) << 1 | OP_RECV);
 }
 
@@ -122,55 +118,19 @@ static void turn(void)
             die((ud & 1) ? "recv (the server closed or failed)" : "send", cqe->res ? -cqe->res : EPIPE);
         if ((ud & 1) == OP_SEND) {
             c->sent += (unsigned)cqe->res;
-            if (c->sent < msg)
+            if (c->sent < opt.msg)
                 q_send(c); /* a short send: the rest */
-            else if (c->got == msg)
+            else if (c->got == opt.msg)
                 finish(c, now);
         } else {
             c->got += (unsigned)cqe->res;
-            if (c->got < msg)
+            if (c->got < opt.msg)
                 q_recv(c); /* the echo came in pieces */
-            else if (c->sent == msg)
+            else if (c->sent == opt.msg)
                 finish(c, now);
         }
     }
     io_uring_cq_advance(&ring, seen);
-}
-
-/* CPU time of every thread of process pid, ns (sum of /proc/pid/task/<tid>/schedstat). */
-static int64_t proc_cpu_ns(int pid)
-{
-    char path[48];
-    snprintf(path, sizeof path, "/proc/%d/task", pid);
-    DIR *d = opendir(path);
-    if (!d)
-        die("cannot read the server's /proc/PID/task", errno);
-    int64_t sum = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char p[320];
-        snprintf(p, sizeof p, "/proc/%d/task/%s/schedstat", pid, e->d_name);
-        FILE *f = fopen(p, "r");
-        long long ns = 0;
-        if (f) {
-            if (fscanf(f, "%lld", &ns) != 1)
-                ns = 0;
-            fclose(f);
-        }
-        sum += ns;
-    }
-    closedir(d);
-    return sum;
-}
-
-static int64_t self_cpu_ns(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
 static void run_until(int64_t end)
@@ -196,46 +156,15 @@ static void wait_line(void)
 
 int main(int argc, char **argv)
 {
-    int port = 0, cpu = -1, pid = 0;
-    long count = -1;
-    double seconds = 1, warmup = 0.2;
-    const char *keys = NULL;
-    static const struct option opts[] = {{"port", 1, 0, 'p'},    {"conns", 1, 0, 'c'},   {"msg-bytes", 1, 0, 'm'},
-                                         {"seconds", 1, 0, 's'}, {"warmup", 1, 0, 'w'},  {"cpu", 1, 0, 'C'},
-                                         {"pid", 1, 0, 'P'},     {"keys", 1, 0, 'k'},    {"count", 1, 0, 'n'},
-                                         {0, 0, 0, 0}};
-    for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        switch (o) {
-        case 'p': port = atoi(optarg); break;
-        case 'c': nconns = atoi(optarg); break;
-        case 'm': msg = (unsigned)atoi(optarg); break;
-        case 's': seconds = atof(optarg); break;
-        case 'w': warmup = atof(optarg); break;
-        case 'C': cpu = atoi(optarg); break;
-        case 'P': pid = atoi(optarg); break;
-        case 'k': keys = optarg; break;
-        case 'n': count = atol(optarg); break;
-        default: return 2;
-        }
-    }
-    if (port <= 0 || nconns <= 0 || msg == 0 || (count < 0 && (!keys || pid <= 0))) {
-        fprintf(stderr, "usage: net_echo_client --port P --conns N --msg-bytes M (--seconds S --pid PID --keys K | --count N)\n");
+    if (echowin_setup(argc, argv, &opt, "net_echo_client", 1, UINT_MAX) < 0)
         return 2;
-    }
-    alarm((unsigned)(warmup + seconds) + 60); /* never hang a lab run */
-    if (cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        sched_setaffinity(0, sizeof set, &set);
-    }
-    conns = calloc((size_t)nconns, sizeof *conns);
-    sendbuf = malloc(msg);
-    recvbuf = malloc(msg);
-    memset(sendbuf, 'x', msg);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    conns = calloc((size_t)opt.conns, sizeof *conns);
+    sendbuf = malloc(opt.msg);
+    recvbuf = malloc(opt.msg);
+    memset(sendbuf, 'x', opt.msg);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    for (int i = 0; i < nconns; i++) {
+    for (int i = 0; i < opt.conns; i++) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         int one = 1;
         if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
@@ -244,7 +173,7 @@ int main(int argc, char **argv)
         conns[i].fd = fd;
     }
     unsigned entries = 64;
-    while (entries < 2u * (unsigned)nconns + 16)
+    while (entries < 2u * (unsigned)opt.conns + 16)
         entries *= 2;
     struct io_uring_params p = {.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE,
                                 .cq_entries = 2 * entries};
@@ -254,19 +183,19 @@ int main(int argc, char **argv)
         return 77;
     }
     int64_t now = bench_now_ns();
-    for (int i = 0; i < nconns; i++)
+    for (int i = 0; i < opt.conns; i++)
         start(&conns[i], now);
-    run_until(now + (int64_t)(warmup * 1e9));
+    run_until(now + (int64_t)(opt.warmup * 1e9));
 
-    if (count >= 0) { /* a counting run */
+    if (opt.count >= 0) { /* a counting run */
         drain();
         printf("warm\n");
         fflush(stdout);
         wait_line();
-        limit = count;
+        limit = opt.count;
         issued = done_reqs = 0;
         now = bench_now_ns();
-        for (int i = 0; i < nconns; i++)
+        for (int i = 0; i < opt.conns; i++)
             start(&conns[i], now);
         while (inflight > 0)
             turn();
@@ -276,20 +205,5 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    rounds_hist_reset(&hist);
-    done_reqs = 0;
-    int64_t s0 = proc_cpu_ns(pid), c0 = self_cpu_ns(), t0 = bench_now_ns();
-    run_until(t0 + (int64_t)(seconds * 1e9));
-    int64_t t1 = bench_now_ns(), c1 = self_cpu_ns(), s1 = proc_cpu_ns(pid);
-    long reqs = done_reqs;
-    double wall = (double)(t1 - t0);
-    fprintf(stderr, "net_echo_client: %ld requests in %.3f s: %.0f/s, server %.0f ns/request, client busy %.2f\n",
-            reqs, wall / 1e9, reqs / (wall / 1e9), reqs ? (double)(s1 - s0) / reqs : 0.0, (double)(c1 - c0) / wall);
-    if (reqs == 0)
-        die("no request completed in the window", ETIMEDOUT);
-    rounds_emit_total(keys, "requests_per_s", (double)reqs, wall / 1e9);
-    rounds_emit_total(keys, "server_cpu_ns_per_request", (double)(s1 - s0), (double)reqs);
-    rounds_emit_hist(keys, "rtt_us", &hist, 1000.0);
-    rounds_emit_total(keys, "client_busy", (double)(c1 - c0), wall);
-    return 0;
+    return echowin_measure("net_echo_client", opt.keys, opt.pid, opt.seconds, run_until, &done_reqs, &hist);
 }

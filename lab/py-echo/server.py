@@ -11,20 +11,12 @@ The loops: asyncio's default (selector) loop, uvloop and rloop (PyPI), vigil's l
 """
 import argparse
 import asyncio
-import signal
+import os
 import socket
 import sys
 
-
-class Echo(asyncio.Protocol):
-    def connection_made(self, transport):
-        self.t = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def data_received(self, data):
-        self.t.write(data)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+import pyloops  # noqa: E402
 
 
 async def on_stream(reader, writer, tasks):
@@ -59,12 +51,10 @@ async def sock_conn(loop, conn):
 
 async def main(way, port):
     loop = asyncio.get_running_loop()
-    stop = loop.create_future()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+    stop = pyloops.stopped(loop)
     tasks = set()
     if way == "protocol":
-        srv = await loop.create_server(Echo, "127.0.0.1", port, backlog=4096, reuse_address=True)
+        srv = await loop.create_server(pyloops.Echo, "127.0.0.1", port, backlog=4096, reuse_address=True)
     elif way == "streams":
         srv = await asyncio.start_server(lambda r, w: on_stream(r, w, tasks), "127.0.0.1", port, backlog=4096,
                                          reuse_address=True)
@@ -100,33 +90,10 @@ async def main(way, port):
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def loop_factory(name):
-    if name == "asyncio":
-        return asyncio.new_event_loop
-    if name == "uvloop":
-        import uvloop
-        return uvloop.new_event_loop
-    if name == "rloop":
-        import rloop  # PyPI: an asyncio loop in Rust
-        return rloop.new_event_loop
-    import vigil  # python/ in this repository; VIGIL_BACKEND picks its backend
-    return vigil.new_event_loop
-
-
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--loop", required=True, choices=("asyncio", "uvloop", "rloop", "vigil"))
+    ap.add_argument("--loop", required=True, choices=pyloops.LOOPS)
     ap.add_argument("--way", required=True, choices=("protocol", "streams", "sock"))
     ap.add_argument("port", type=int)
     a = ap.parse_args()
-    try:
-        factory = loop_factory(a.loop)
-    except ImportError as e:
-        print(f"skip: {a.loop} is not installed in {sys.executable}: {e}", file=sys.stderr)
-        sys.exit(77)
-    loop = factory()
-    asyncio.set_event_loop(loop)
-    try:
-        loop.run_until_complete(main(a.way, a.port))
-    finally:
-        loop.close()
+    pyloops.run(a.loop, lambda: main(a.way, a.port))

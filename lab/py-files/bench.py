@@ -56,24 +56,8 @@ def _series(r):
 
 def plot(rows, ax, targets=()):
     """ops/s (log scale) by op and in-flight count, one marker series per system."""
-    pts = {}
-    for r in rows:
-        if r.get("metric") != "ops_per_s" or r.get("op") not in OPS:
-            continue
-        x = OPS.index(r["op"]) * 3 + (0 if int(r["inflight"]) == 1 else 1)
-        pts.setdefault(_series(r), []).append((x, float(r["value"])))
     palette = {"vigil uring": "#08306b", "vigil epoll": "#2171b5", "vigil poll": "#6baed6", "aiofiles": "#d62728",
                "anyio": "#2ca02c", "python": "#7f7f7f"}
-    for name in sorted(pts):
-        p = sorted(pts[name])
-        ax.plot([x for x, _ in p], [v for _, v in p], marker="o", ls="", color=palette.get(name, "#9467bd"),
-                label=name + (" (blocking)" if name == "python" else ""))
-    plotting.target_marks(ax, targets, "ops_per_s",
-                          lambda t: OPS.index(t["params"]["op"]) * 3 + (0 if int(t["params"]["inflight"]) == 1 else 1)
-                          if t["params"].get("op") in OPS and "inflight" in t["params"] else None)
-    ax.set_xticks([i * 3 + j for i in range(len(OPS)) for j in range(2)])
-    ax.set_xticklabels([f"{op}\n1" if j == 0 else "64" for op in OPS for j in range(2)], fontsize="small")
-    ax.set_yscale("log")
-    ax.set_ylabel("operations per second (median round)")
-    ax.legend(fontsize="x-small", ncol=2)
-    ax.set_title("py-files: ops/s by operation and in-flight count (1, 64)")
+    plotting.ops_inflight_points(ax, rows, targets, OPS, _series, palette, "operations per second (median round)",
+                                 "py-files: ops/s by operation and in-flight count (1, 64)",
+                                 label_of=lambda name: name + (" (blocking)" if name == "python" else ""))

@@ -90,33 +90,10 @@ async def measure(workers, warm, secs):
 
 def vigil_workers(op, paths, n, opened):
     import vigil
-    buf = bytes(OP_BYTES)
     if op == "stat":
-        def mk(i):
-            async def w(c):
-                j = i
-                while c.run:
-                    await vigil.stat(paths[j])
-                    c.n += 1
-                    j = (j + n) % NSTAT
-            return w
-        return [mk(i) for i in range(n)]
-
-    def mk(f):
-        async def w(c):
-            left = FILE_BYTES
-            while c.run:
-                if op == "read":
-                    await f.read(OP_BYTES)
-                else:
-                    await f.write(buf)
-                c.n += 1
-                left -= OP_BYTES
-                if left <= 0:
-                    await f.seek(0)
-                    left = FILE_BYTES
-        return w
-    return [mk(f) for f in opened]
+        return _stat_workers(vigil.stat, paths, n)
+    buf = bytes(OP_BYTES)
+    return [_file_worker(op, f, buf) for f in opened]
 
 
 async def vigil_open(op, paths):
@@ -126,18 +103,23 @@ async def vigil_open(op, paths):
 
 def aiofiles_workers(op, paths, n, opened):
     import aiofiles.os
-    buf = bytes(OP_BYTES)
     if op == "stat":
-        def mk(i):
-            async def w(c):
-                j = i
-                while c.run:
-                    await aiofiles.os.stat(paths[j])
-                    c.n += 1
-                    j = (j + n) % NSTAT
-            return w
-        return [mk(i) for i in range(n)]
+        return _stat_workers(aiofiles.os.stat, paths, n)
+    buf = bytes(OP_BYTES)
     return [_file_worker(op, f, buf) for f in opened]
+
+
+def _stat_workers(stat, paths, n):
+    """n workers, each stat-ing every n-th of the NSTAT paths in turn."""
+    def mk(i):
+        async def w(c):
+            j = i
+            while c.run:
+                await stat(paths[j])
+                c.n += 1
+                j = (j + n) % NSTAT
+        return w
+    return [mk(i) for i in range(n)]
 
 
 def _file_worker(op, f, buf):

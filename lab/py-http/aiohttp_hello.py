@@ -10,10 +10,13 @@ rloop: new_event_loop; vigil: vigil.new_event_loop, backend from VIGIL_BACKEND) 
 installed with asyncio.set_event_loop, as aiohttp's documentation does for uvloop."""
 import argparse
 import asyncio
-import signal
+import os
 import sys
 
 from aiohttp import web
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+import pyloops  # noqa: E402
 
 BODY = b"Hello, world!\n"
 
@@ -24,9 +27,7 @@ async def hello(request):
 
 async def main(port):
     loop = asyncio.get_running_loop()
-    stop = loop.create_future()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+    stop = pyloops.stopped(loop)
     app = web.Application()
     app.router.add_get("/", hello)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -38,32 +39,9 @@ async def main(port):
     await runner.cleanup()
 
 
-def loop_factory(name):
-    if name == "asyncio":
-        return asyncio.new_event_loop
-    if name == "uvloop":
-        import uvloop
-        return uvloop.new_event_loop
-    if name == "rloop":
-        import rloop  # PyPI: an asyncio loop in Rust
-        return rloop.new_event_loop
-    import vigil  # python/ in this repository; VIGIL_BACKEND picks its backend
-    return vigil.new_event_loop
-
-
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--loop", required=True, choices=("asyncio", "uvloop", "rloop", "vigil"))
+    ap.add_argument("--loop", required=True, choices=pyloops.LOOPS)
     ap.add_argument("port", type=int)
     a = ap.parse_args()
-    try:
-        factory = loop_factory(a.loop)
-    except ImportError as e:
-        print(f"skip: {a.loop} is not installed in {sys.executable}: {e}", file=sys.stderr)
-        sys.exit(77)
-    loop = factory()
-    asyncio.set_event_loop(loop)
-    try:
-        loop.run_until_complete(main(a.port))
-    finally:
-        loop.close()
+    pyloops.run(a.loop, lambda: main(a.port))

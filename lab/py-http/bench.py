@@ -64,24 +64,10 @@ def plot(rows, ax, targets=()):
     groups = [(fw + (" churn" if p.startswith("churn") else ""), int(p.replace("churn", ""))) for fw in FRAMEWORKS
               for p in POINTS]
     names = list(dict.fromkeys(_name(r) for r in sorted(rps, key=lambda r: SYSTEMS.index(r["system"]))))
-    colors = plotting.series_colors(names, {n: n.split(" ")[0] for n in names})
-    width = 0.8 / max(1, len(names))
-    for i, n in enumerate(names):
-        xs, ys, lo, hi = [], [], [], []
-        for gi, (case, conns) in enumerate(groups):
-            r = next((r for r in rps if _name(r) == n and r["case"] == case and int(r["conns"]) == conns), None)
-            if r is None:
-                continue
-            v = float(r["value"]) / 1e3
-            xs.append(gi + (i - (len(names) - 1) / 2) * width)
-            ys.append(v)
-            lo.append(v - float(r.get("min", r["value"])) / 1e3)
-            hi.append(float(r.get("max", r["value"])) / 1e3 - v)
-            ns = cpu.get((n, case, conns))
-            if ns:
-                ax.text(xs[-1], v, f"{ns / 1e3:.0f}", ha="center", va="bottom", fontsize=6)
-        ax.bar(xs, ys, width, color=colors[n], label=n, yerr=[lo, hi], capsize=2, error_kw=dict(lw=0.7))
-    ax.set_xticks(range(len(groups)))
+    plotting.rps_bars(ax, names, len(groups),
+                      lambda n, gi: next((r for r in rps if _name(r) == n and r["case"] == groups[gi][0]
+                                          and int(r["conns"]) == groups[gi][1]), None),
+                      lambda n, gi: cpu.get((n,) + groups[gi]), fontsize=6)
     ax.set_xticklabels([f"{case}\n{conns} conns" for case, conns in groups], fontsize=8)
     ax.set_ylabel("requests/s, thousands (median, min..max of the rounds;\nlabel: server CPU per request, us)")
     ax.legend(fontsize=7, ncol=3)

@@ -53,24 +53,10 @@ def plot(rows, ax, targets=()):
     name = lambda r: r["system"] + (f" {r['backend']}" if r.get("backend") else "")  # noqa: E731
     cpu = {(name(r), int(r["msg_bytes"])): float(r["value"]) for r in rows if r.get("metric") == "server_cpu_ns_per_request"}
     names = list(dict.fromkeys(name(r) for r in sorted(rps, key=lambda r: SYSTEMS.index(r["system"]))))
-    colors = plotting.series_colors(names, {n: n.split(" ")[0] for n in names})
-    width = 0.8 / max(1, len(names))
-    for i, n in enumerate(names):
-        xs, ys, lo, hi = [], [], [], []
-        for gi, (c, m) in enumerate(POINTS):
-            r = next((r for r in rps if name(r) == n and int(r["msg_bytes"]) == m and int(r["conns"]) == c), None)
-            if r is None:
-                continue
-            v = float(r["value"]) / 1e3
-            xs.append(gi + (i - (len(names) - 1) / 2) * width)
-            ys.append(v)
-            lo.append(v - float(r.get("min", r["value"])) / 1e3)
-            hi.append(float(r.get("max", r["value"])) / 1e3 - v)
-            ns = cpu.get((n, m))
-            if ns:
-                ax.text(xs[-1], v, f"{ns / 1e3:.0f}", ha="center", va="bottom", fontsize=7)
-        ax.bar(xs, ys, width, color=colors[n], label=n, yerr=[lo, hi], capsize=2, error_kw=dict(lw=0.7))
-    ax.set_xticks(range(len(POINTS)))
+    plotting.rps_bars(ax, names, len(POINTS),
+                      lambda n, gi: next((r for r in rps if name(r) == n and int(r["conns"]) == POINTS[gi][0]
+                                          and int(r["msg_bytes"]) == POINTS[gi][1]), None),
+                      lambda n, gi: cpu.get((n, POINTS[gi][1])))
     ax.set_xticklabels([f"{c} conns x {m} B" for c, m in POINTS])
     ax.set_ylabel("requests/s, thousands (median, min..max of the rounds;\nlabel: server CPU per request, us)")
     ax.legend(fontsize=8)

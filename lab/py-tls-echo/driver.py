@@ -15,7 +15,6 @@ two and client_busy marked "pool": "median": run.py keeps the median and the ext
 rounds as min and max). Exit 77 when no server started or the client is not built.
 """
 import argparse
-import json
 import os
 import signal
 import subprocess
@@ -23,10 +22,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "common"))
+import echodrive  # noqa: E402
 import netsrv  # noqa: E402
-
-MEDIAN_POOLED = ("requests_per_s", "server_cpu_ns_per_request", "client_busy")
-
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
@@ -96,21 +93,7 @@ def one(a, client, srv, s, conns, m):
     if s[1]:
         keys["backend"] = s[1]
     keys.update(conns=conns, msg_bytes=m)
-    p = subprocess.run([client, "--port", str(srv.port), "--conns", str(conns), "--msg-bytes", str(m),
-                        "--seconds", str(a.seconds), "--warmup", str(a.warmup), "--cpu", str(netsrv.CLIENT_CPU),
-                        "--pid", str(srv.pid), "--keys", json.dumps(keys, separators=(",", ":"))[1:-1]],
-                       stdout=subprocess.PIPE, text=True, timeout=a.seconds + a.warmup + 60)
-    if p.returncode != 0:
-        raise RuntimeError(f"tls_echo_client exited {p.returncode} against {s[0]}")
-    if not srv.alive():
-        raise RuntimeError(f"the {s[0]} server exited during the run (status {srv.p.returncode})")
-    for line in p.stdout.splitlines():
-        if line.startswith("{"):
-            rec = json.loads(line)
-            if rec.get("metric") in MEDIAN_POOLED:
-                rec["pool"] = "median"
-            line = json.dumps(rec)
-        print(line, flush=True)
+    echodrive.run_client(client, srv, keys, conns, m, a.seconds, a.warmup, system=s[0])
 
 
 if __name__ == "__main__":

@@ -13,20 +13,17 @@
  * requests_per_s, server_cpu_ns_per_request (the CPU time of every thread of process PID
  * over the window, /proc/PID/task/<tid>/schedstat, ns / requests), rtt_us (histogram) and
  * client_busy (this process's CPU time / wall time), as rounds.h's totals and histograms. */
+#include "echowin.h"
 #include "rounds.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <sched.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,8 +37,8 @@ struct conn {
 };
 
 static struct conn *conns;
-static int nconns, ep;
-static unsigned msg;
+static struct echowin_opts opt; /* the command line */
+static int ep;
 static char *sendbuf, *recvbuf;
 static struct rounds_hist hist;
 static long done_reqs;
@@ -67,7 +64,7 @@ static void arm_out(struct conn *c, int on)
  * record or wants to be called again with the same buffer). */
 static void send_req(struct conn *c)
 {
-    int n = SSL_write(c->ssl, sendbuf, (int)msg);
+    int n = SSL_write(c->ssl, sendbuf, (int)opt.msg);
     if (n > 0) {
         c->wpending = 0;
         arm_out(c, 0);
@@ -96,10 +93,10 @@ static void on_ready(struct conn *c, int64_t now)
     if (c->wpending)
         send_req(c);
     for (;;) {
-        int n = SSL_read(c->ssl, recvbuf, (int)(msg - c->got));
+        int n = SSL_read(c->ssl, recvbuf, (int)(opt.msg - c->got));
         if (n > 0) {
             c->got += (unsigned)n;
-            if (c->got == msg && !c->wpending) {
+            if (c->got == opt.msg && !c->wpending) {
                 done_reqs++;
                 rounds_hist_add(&hist, now - c->t_send);
                 start(c, now);
@@ -132,90 +129,27 @@ static void run_until(int64_t end)
     }
 }
 
-static int64_t proc_cpu_ns(int pid)
-{
-    char path[48];
-    snprintf(path, sizeof path, "/proc/%d/task", pid);
-    DIR *d = opendir(path);
-    if (!d)
-        die("cannot read the server's /proc/PID/task", errno);
-    int64_t sum = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char p[320];
-        snprintf(p, sizeof p, "/proc/%d/task/%s/schedstat", pid, e->d_name);
-        FILE *f = fopen(p, "r");
-        long long ns = 0;
-        if (f) {
-            if (fscanf(f, "%lld", &ns) != 1)
-                ns = 0;
-            fclose(f);
-        }
-        sum += ns;
-    }
-    closedir(d);
-    return sum;
-}
-
-static int64_t self_cpu_ns(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
 int main(int argc, char **argv)
 {
-    int port = 0, cpu = -1, pid = 0;
-    double seconds = 1, warmup = 0.2;
-    const char *keys = NULL;
-    static const struct option opts[] = {{"port", 1, 0, 'p'},    {"conns", 1, 0, 'c'},  {"msg-bytes", 1, 0, 'm'},
-                                         {"seconds", 1, 0, 's'}, {"warmup", 1, 0, 'w'}, {"cpu", 1, 0, 'C'},
-                                         {"pid", 1, 0, 'P'},     {"keys", 1, 0, 'k'},   {0, 0, 0, 0}};
-    for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        switch (o) {
-        case 'p': port = atoi(optarg); break;
-        case 'c': nconns = atoi(optarg); break;
-        case 'm': msg = (unsigned)atoi(optarg); break;
-        case 's': seconds = atof(optarg); break;
-        case 'w': warmup = atof(optarg); break;
-        case 'C': cpu = atoi(optarg); break;
-        case 'P': pid = atoi(optarg); break;
-        case 'k': keys = optarg; break;
-        default: return 2;
-        }
-    }
-    if (port <= 0 || nconns <= 0 || msg == 0 || msg > (1u << 20) || !keys || pid <= 0) {
-        fprintf(stderr, "usage: tls_echo_client --port P --conns N --msg-bytes M --seconds S --pid PID --keys K\n");
+    if (echowin_setup(argc, argv, &opt, "tls_echo_client", 0, 1u << 20) < 0)
         return 2;
-    }
-    alarm((unsigned)(warmup + seconds) + 60); /* never hang a lab run */
-    if (cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        sched_setaffinity(0, sizeof set, &set);
-    }
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx || !SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION))
         die("SSL_CTX_new (TLS 1.3)", 0);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
-    conns = calloc((size_t)nconns, sizeof *conns);
-    sendbuf = malloc(msg);
-    recvbuf = malloc(msg);
+    conns = calloc((size_t)opt.conns, sizeof *conns);
+    sendbuf = malloc(opt.msg);
+    recvbuf = malloc(opt.msg);
     if (!conns || !sendbuf || !recvbuf)
         die("malloc", ENOMEM);
-    memset(sendbuf, 'x', msg);
+    memset(sendbuf, 'x', opt.msg);
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (ep < 0)
         die("epoll_create1", errno);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int64_t h0 = bench_now_ns();
-    for (int i = 0; i < nconns; i++) {
+    for (int i = 0; i < opt.conns; i++) {
         struct conn *c = &conns[i];
         int one = 1;
         c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -232,27 +166,12 @@ int main(int argc, char **argv)
         if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) < 0)
             die("epoll_ctl", errno);
     }
-    fprintf(stderr, "tls_echo_client: %d handshakes (%s) in %.3f s\n", nconns, SSL_get_version(conns[0].ssl),
+    fprintf(stderr, "tls_echo_client: %d handshakes (%s) in %.3f s\n", opt.conns, SSL_get_version(conns[0].ssl),
             (double)(bench_now_ns() - h0) / 1e9);
     int64_t now = bench_now_ns();
-    for (int i = 0; i < nconns; i++)
+    for (int i = 0; i < opt.conns; i++)
         start(&conns[i], now);
-    run_until(now + (int64_t)(warmup * 1e9));
+    run_until(now + (int64_t)(opt.warmup * 1e9));
 
-    rounds_hist_reset(&hist);
-    done_reqs = 0;
-    int64_t s0 = proc_cpu_ns(pid), c0 = self_cpu_ns(), t0 = bench_now_ns();
-    run_until(t0 + (int64_t)(seconds * 1e9));
-    int64_t t1 = bench_now_ns(), c1 = self_cpu_ns(), s1 = proc_cpu_ns(pid);
-    long reqs = done_reqs;
-    double wall = (double)(t1 - t0);
-    fprintf(stderr, "tls_echo_client: %ld requests in %.3f s: %.0f/s, server %.0f ns/request, client busy %.2f\n",
-            reqs, wall / 1e9, reqs / (wall / 1e9), reqs ? (double)(s1 - s0) / reqs : 0.0, (double)(c1 - c0) / wall);
-    if (reqs == 0)
-        die("no request completed in the window", ETIMEDOUT);
-    rounds_emit_total(keys, "requests_per_s", (double)reqs, wall / 1e9);
-    rounds_emit_total(keys, "server_cpu_ns_per_request", (double)(s1 - s0), (double)reqs);
-    rounds_emit_hist(keys, "rtt_us", &hist, 1000.0);
-    rounds_emit_total(keys, "client_busy", (double)(c1 - c0), wall);
-    return 0;
+    return echowin_measure("tls_echo_client", opt.keys, opt.pid, opt.seconds, run_until, &done_reqs, &hist);
 }

@@ -16,10 +16,17 @@ picks one. The other takers of such ports are kept out: the example tests
 function are kept apart by a claim per port (an abstract AF_UNIX name bound while the
 process lives: no file, gone with the process). The port is checked bindable (without
 SO_REUSEADDR, on the wildcard address: no socket bound there, no TIME_WAIT) before it
-is handed out, and never handed out twice by one process."""
+is handed out, and never handed out twice by one process.
+
+Also the `loop` fixture of the tests that run on both loops (test_asyncio_parity.py,
+test_server.py): asyncio's default loop, then vigil's (on the backend VIGIL_BACKEND
+selects), closed after the test."""
+import asyncio
 import errno
 import random
 import socket
+
+import pytest
 
 _held = {}  # port -> the socket holding its claim, kept while this process lives
 
@@ -76,3 +83,12 @@ if socket_helper is not None:
     # The suites call socket_helper.find_unused_port() through the module, so replacing
     # the module's attribute reaches every call.
     socket_helper.find_unused_port = find_unused_port
+
+
+@pytest.fixture(params=["asyncio", "vigil"])
+def loop(request):
+    import vigil
+    lp = vigil.new_event_loop() if request.param == "vigil" else asyncio.new_event_loop()
+    yield lp
+    if not lp.is_closed():
+        lp.close()

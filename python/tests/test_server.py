@@ -34,14 +34,6 @@ import vigil
 VAR = contextvars.ContextVar("VAR", default="unset")
 
 
-@pytest.fixture(params=["asyncio", "vigil"])
-def loop(request):
-    lp = vigil.new_event_loop() if request.param == "vigil" else asyncio.new_event_loop()
-    yield lp
-    if not lp.is_closed():
-        lp.close()
-
-
 def run(loop, coro, timeout=60):
     return loop.run_until_complete(asyncio.wait_for(coro, timeout))
 

@@ -69,6 +69,18 @@ async def s_server(crt, key, msgfile, *args):
             return p, int(line.split(b":")[-1])
 
 
+async def rev_end(p, t, pr, n):
+    """The end of a run against `s_server -rev`: waits for its n reversed LINEs in pr.data,
+    closes the transport t, waits for connection_lost (pr.lost) and s_server's exit."""
+    while len(pr.data) < n * len(LINE):
+        await asyncio.sleep(0.01)
+    assert bytes(pr.data) == (LINE[:-1][::-1] + b"\n") * n
+    t.close()
+    assert await asyncio.wait_for(pr.lost, 30) is None
+    await p.stdout.read()
+    await p.wait()
+
+
 class Recorder(asyncio.Protocol):
     """Records every callback, each with the context variable's value it ran under."""
 
@@ -124,13 +136,7 @@ def test_client_1mib_each_way_close_notify(cert, tmp_path, factory):
         n = MiB // len(LINE) + 1
         for i in range(0, n, 1000):  # many writes, as an application makes them
             t.write(LINE * min(1000, n - i))
-        while len(pr.data) < n * len(LINE):
-            await asyncio.sleep(0.01)
-        assert bytes(pr.data) == (LINE[:-1][::-1] + b"\n") * n
-        t.close()
-        assert await asyncio.wait_for(pr.lost, 30) is None
-        await p.stdout.read()
-        await p.wait()
+        await rev_end(p, t, pr, n)
         return pr.events, (tmp_path / "msg").read_text()
 
     events, out = run(main(), factory)
@@ -365,12 +371,6 @@ def test_client_paused_and_buffered_apps(cert, tmp_path, proto):
             proto, "127.0.0.1", port, ssl=client_ctx(crt), server_hostname="localhost")
         n = MiB // len(LINE) + 1
         t.writelines([LINE * (n // 2), LINE * (n - n // 2)])
-        while len(pr.data) < n * len(LINE):
-            await asyncio.sleep(0.01)
-        assert bytes(pr.data) == (LINE[:-1][::-1] + b"\n") * n
-        t.close()
-        assert await asyncio.wait_for(pr.lost, 30) is None
-        await p.stdout.read()
-        await p.wait()
+        await rev_end(p, t, pr, n)
 
     run(main())

@@ -149,6 +149,19 @@ static void run_until(vigil_loop *loop, struct rec *r)
     CHECK_EQ(r->done, 1);
 }
 
+/* A connect that is to fail (no socket is left open), run to its end: its record. */
+static struct rec connect_wait(vigil_loop *loop, vigil_resolver *res, const char *name, int port,
+                               const struct vigil_dns_connect_options *o)
+{
+    struct rec r;
+    memset(&r, 0, sizeof r);
+    vigil_dns_conn c = {.data = &r};
+    vigil_sock s = {0};
+    CHECK_EQ(vigil_dns_connect(res, &c, &s, name, port, o, on_conn), 0);
+    run_until(loop, &r);
+    return r;
+}
+
 /* Lets closes finish (io_uring closes in the next turns). */
 static void settle(vigil_loop *loop)
 {
@@ -247,12 +260,7 @@ int main(int argc, char **argv)
     /* 2. Nothing listens: both addresses tried (the second at once after the first's
      * refusal), the last error. */
     {
-        struct rec r;
-        memset(&r, 0, sizeof r);
-        vigil_dns_conn c = {.data = &r};
-        vigil_sock s = {0};
-        CHECK_EQ(vigil_dns_connect(res, &c, &s, "he.test", P_NONE, &opt, on_conn), 0);
-        run_until(loop, &r);
+        struct rec r = connect_wait(loop, res, "he.test", P_NONE, &opt);
         CHECK_EQ(r.status, -ECONNREFUSED);
         CHECK_EQ(r.nattempt, 2);
         CHECK_EQ(r.att[0].sa.sa_family, AF_INET6);
@@ -263,14 +271,9 @@ int main(int argc, char **argv)
 
     /* 3. Both hang: the overall timeout, both attempts closed. */
     {
-        struct rec r;
-        memset(&r, 0, sizeof r);
-        vigil_dns_conn c = {.data = &r};
-        vigil_sock s = {0};
         struct vigil_dns_connect_options o3 = opt;
         o3.timeout_ns = 700000000;
-        CHECK_EQ(vigil_dns_connect(res, &c, &s, "he.test", P_HANG, &o3, on_conn), 0);
-        run_until(loop, &r);
+        struct rec r = connect_wait(loop, res, "he.test", P_HANG, &o3);
         CHECK_EQ(r.status, -ETIMEDOUT);
         CHECK_EQ(r.nattempt, 2);
         settle(loop);
@@ -311,14 +314,11 @@ int main(int argc, char **argv)
 
     /* 5. A name that does not exist; bad arguments. */
     {
-        struct rec r;
-        memset(&r, 0, sizeof r);
-        vigil_dns_conn c = {.data = &r};
-        vigil_sock s = {0};
-        CHECK_EQ(vigil_dns_connect(res, &c, &s, "nx.test", P_WIN, &opt, on_conn), 0);
-        run_until(loop, &r);
+        struct rec r = connect_wait(loop, res, "nx.test", P_WIN, &opt);
         CHECK_EQ(r.status, VIGIL_DNS_ENONAME);
         CHECK_EQ(r.nattempt, 0);
+        vigil_dns_conn c = {.data = &r};
+        vigil_sock s = {0};
         CHECK_EQ(vigil_dns_connect(res, &c, &s, "he.test", 0, &opt, on_conn), -EINVAL);
         struct vigil_dns_connect_options bad = opt;
         bad.delay_ns = 1;

@@ -86,15 +86,17 @@ class Server:
             self.proc.communicate()
 
 
-def read_all(s, timeout=10, stall_ok=False):
-    """Everything until end of stream (or a reset); a stall of timeout s raises, or with
-    stall_ok ends the read."""
+def read_all(s, timeout=10, stall_ok=False, reset_ok=True):
+    """Everything until end of stream (or a reset, unless not reset_ok: then it raises);
+    a stall of timeout s raises, or with stall_ok ends the read."""
     s.settimeout(timeout)
     out = []
     while True:
         try:
             x = s.recv(1 << 16)
         except ConnectionResetError:
+            if not reset_ok:
+                raise
             break
         except TimeoutError:
             if not stall_ok:

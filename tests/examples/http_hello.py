@@ -131,12 +131,7 @@ try:
     # its shutdown; from then on a send is answered by a reset.
     s = srv.connect()
     s.sendall(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
-    out = b""
-    while True:
-        x = s.recv(65536)
-        if not x:
-            break
-        out += x
+    out = read_all(s, reset_ok=False)
     t0 = time.monotonic()
     assert out.startswith(b"HTTP/1.1 200 OK") and b"Connection: close" in out, out
     s.setblocking(False)

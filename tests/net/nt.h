@@ -168,6 +168,16 @@ static inline void nt_receiving_pair(vigil_loop *loop, vigil_sock *s, int fds[2]
     CHECK_EQ(vigil_sock_recv_start(loop, s, cb), 0);
 }
 
+/* The start of a test of one receive stream: a 20 s alarm, a loop (vt_loop: the backend
+ * VIGIL_BACKEND names), and s receiving fds[1]'s bytes into cb. */
+static inline vigil_loop *nt_stream_test(vigil_sock *s, int fds[2], vigil_recv_cb cb)
+{
+    alarm(20);
+    vigil_loop *loop = vt_loop();
+    nt_receiving_pair(loop, s, fds, cb);
+    return loop;
+}
+
 /* Runs turns until cond holds; fails after ms milliseconds. */
 #define NT_RUN_UNTIL(loop, cond, ms)                                                    \
     do {                                                                                \

@@ -25,11 +25,9 @@ static void on_data(vigil_loop *l, vigil_sock *s, ssize_t n, vigil_buf *b)
 
 int main(void)
 {
-    alarm(20);
-    vigil_loop *loop = vt_loop();
     int p[2];
     vigil_sock s = {0};
-    nt_receiving_pair(loop, &s, p, on_data);
+    vigil_loop *loop = nt_stream_test(&s, p, on_data);
     unsigned char out[40];
     nt_fill(out, sizeof out, 0);
     CHECK_EQ(write(p[0], out, sizeof out), (ssize_t)sizeof out);

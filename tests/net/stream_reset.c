@@ -18,11 +18,9 @@ static void on_data(vigil_loop *l, vigil_sock *s, ssize_t n, vigil_buf *b)
 
 int main(void)
 {
-    alarm(20);
-    vigil_loop *loop = vt_loop();
     int p[2];
     vigil_sock s = {0};
-    nt_receiving_pair(loop, &s, p, on_data);
+    vigil_loop *loop = nt_stream_test(&s, p, on_data);
     nt_run_for(loop, 10); /* the stream waits (armed on io_uring) */
     CHECK_EQ(write(p[1], "unread", 6), 6);
     usleep(10000);

@@ -8,7 +8,7 @@ directory."""
 import os, shutil, signal, socket, ssl, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
-from exampletest import Server  # noqa: E402
+from exampletest import Server, read_all  # noqa: E402
 
 binary = sys.argv[1]
 if not shutil.which("openssl") or not shutil.which("curl"):
@@ -44,12 +44,7 @@ try:
         assert s.selected_alpn_protocol() == "http/1.1", s.selected_alpn_protocol()
         req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
         s.sendall(req * 2 + b"GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            data += b
+        data = read_all(s, reset_ok=False)
         assert data.count(b"HTTP/1.1 200 OK") == 3 and data.endswith(b"Hello, world!\n"), data
         assert b"Connection: close" in data
         reused = s.session_reused

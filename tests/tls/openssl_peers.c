@@ -71,25 +71,10 @@ static void client_vs_s_server(int ver)
     printf("client vs s_server %s: ok\n", vername(ver));
 }
 
-struct srv {
-    vigil_sock ls;
-    vigil_tls_ctx *ctx;
-    struct tconn c[4];
-    int n;
-};
-
-static void on_accept(vigil_loop *loop, vigil_sock *ls, int fd)
-{
-    struct srv *s = ls->data;
-    CHECK(fd >= 0 && s->n < 4);
-    tconn_start(loop, &s->c[s->n], s->ctx, fd, NULL, s->n != 2 ? T_ECHO : T_HOLD);
-    s->n++;
-}
-
 static void server_vs_s_client(int ver)
 {
     vigil_loop *loop = tlsenv_loop();
-    struct srv s = {0};
+    struct tsrv s = {0};
     s.ctx = tlsenv_ctx(VIGIL_TLS_SERVER, "good.pem", NULL, NULL, 0, 0);
     /* ALPN on the server's context: set through the options (a second context). */
     struct vigil_tls_options o;
@@ -100,16 +85,8 @@ static void server_vs_s_client(int ver)
     o.alpn = "http/1.1,h2";
     vigil_tls_ctx_free(s.ctx);
     CHECK_EQ(vigil_tls_ctx_new(&o, &s.ctx), 0);
-    int lfd = vigil_net_listen("127.0.0.1:0", 16, 0);
-    CHECK(lfd >= 0);
-    struct sockaddr_in a;
-    socklen_t al = sizeof a;
-    CHECK_SYS(getsockname(lfd, (struct sockaddr *)&a, &al));
     char hostport[32];
-    snprintf(hostport, sizeof hostport, "127.0.0.1:%d", ntohs(a.sin_port));
-    s.ls.data = &s;
-    CHECK_EQ(vigil_sock_open(loop, &s.ls, lfd), 0);
-    CHECK_EQ(vigil_sock_accept_start(loop, &s.ls, on_accept), 0);
+    snprintf(hostport, sizeof hostport, "127.0.0.1:%d", tsrv_start(loop, &s, 4, 2));
     tlsenv_write(tlsenv_path("ping"), "ping from s_client\n");
 
     for (int round = 0; round < 2; round++) {

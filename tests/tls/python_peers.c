@@ -95,20 +95,6 @@ static void client_vs_python(int ver)
     printf("client vs Python TLS %s: ok\n", vers(ver));
 }
 
-struct srv {
-    vigil_sock ls;
-    vigil_tls_ctx *ctx;
-    struct tconn c[3];
-    int n;
-};
-
-static void on_accept(vigil_loop *loop, vigil_sock *ls, int fd)
-{
-    struct srv *s = ls->data;
-    CHECK(fd >= 0 && s->n < 3);
-    tconn_start(loop, &s->c[s->n++], s->ctx, fd, NULL, T_ECHO);
-}
-
 static bool ls_closed;
 static void on_ls_closed(vigil_loop *loop, vigil_sock *s)
 {
@@ -118,7 +104,7 @@ static void on_ls_closed(vigil_loop *loop, vigil_sock *s)
 static void server_vs_python(int ver)
 {
     vigil_loop *loop = tlsenv_loop();
-    static struct srv s;
+    static struct tsrv s;
     memset(&s, 0, sizeof s);
     struct vigil_tls_options o;
     vigil_tls_options_init(&o);
@@ -127,15 +113,8 @@ static void server_vs_python(int ver)
     o.key_file = tlsenv_path("good.key");
     o.min_version = o.max_version = ver;
     CHECK_EQ(vigil_tls_ctx_new(&o, &s.ctx), 0);
-    int lfd = vigil_net_listen("127.0.0.1:0", 16, 0);
-    CHECK(lfd >= 0);
-    struct sockaddr_in a;
-    socklen_t al = sizeof a;
-    CHECK_SYS(getsockname(lfd, (struct sockaddr *)&a, &al));
-    s.ls.data = &s;
-    CHECK_EQ(vigil_sock_open(loop, &s.ls, lfd), 0);
-    CHECK_EQ(vigil_sock_accept_start(loop, &s.ls, on_accept), 0);
-    pid_t py = spawn_peer("client", ntohs(a.sin_port), tlsenv_path("ca.pem"), NULL, ver);
+    int port = tsrv_start(loop, &s, 3, -1);
+    pid_t py = spawn_peer("client", port, tlsenv_path("ca.pem"), NULL, ver);
 
     for (int i = 0; i < 3; i++) {
         while (s.n <= i)

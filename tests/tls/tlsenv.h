@@ -384,6 +384,42 @@ static inline void tconn_close(vigil_loop *loop, struct tconn *c)
     c->req = NULL;
 }
 
+/* A server for the tests against outside clients: a vigil listener on 127.0.0.1, each
+ * connection it accepts the next of c[] (at most max, hold's scripted T_HOLD, the others
+ * T_ECHO). */
+#define TSRV_MAX 4
+struct tsrv {
+    vigil_sock ls;
+    vigil_tls_ctx *ctx;
+    struct tconn c[TSRV_MAX];
+    int n, max, hold;
+};
+
+static inline void tsrv_accept_(vigil_loop *loop, vigil_sock *ls, int fd)
+{
+    struct tsrv *s = ls->data;
+    CHECK(fd >= 0 && s->n < s->max);
+    tconn_start(loop, &s->c[s->n], s->ctx, fd, NULL, s->n != s->hold ? T_ECHO : T_HOLD);
+    s->n++;
+}
+
+/* Listens on a port the kernel picks (no pick-then-bind race) and accepts; returns it. */
+static inline int tsrv_start(vigil_loop *loop, struct tsrv *s, int max, int hold)
+{
+    CHECK(max <= TSRV_MAX);
+    int lfd = vigil_net_listen("127.0.0.1:0", 16, 0);
+    CHECK(lfd >= 0);
+    struct sockaddr_in a;
+    socklen_t al = sizeof a;
+    CHECK_SYS(getsockname(lfd, (struct sockaddr *)&a, &al));
+    s->max = max;
+    s->hold = hold;
+    s->ls.data = s;
+    CHECK_EQ(vigil_sock_open(loop, &s->ls, lfd), 0);
+    CHECK_EQ(vigil_sock_accept_start(loop, &s->ls, tsrv_accept_), 0);
+    return ntohs(a.sin_port);
+}
+
 static inline void fill_pattern(char *p, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
