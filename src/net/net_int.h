@@ -189,6 +189,7 @@ struct vigil__net {
     struct vigil__nreq *done_head, *done_tail; /* ends waiting for the completion point */
     struct vigil__deferred done_later;
     struct vigil__deferred tw_later; /* uring.c: runs the kernel's leftover completion work */
+    uint32_t tw_guess;               /* uring.c, taskrun_rest: the leftover work expected */
     struct vigil__sock *open;      /* open and closing sockets */
     struct vigil__sock *starved, *starved_tail; /* sockets waiting for pool buffers, oldest first */
     struct vigil__held *held;      /* connections accepted while their listener did not accept */
