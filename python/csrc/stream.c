@@ -926,35 +926,8 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     }
     Py_DECREF(r);
-    struct vigil_net_options no;
-    vigil_net_options_init(&no);
-    no.buf_size = POOL_BUF_SIZE;
-    no.buf_count = POOL_BUF_COUNT;
-    int e = vigil_net_setup(l->vl, &no);
-    if (e < 0 && e != -EBUSY) {
-        vpy_set_oserror(-e);
-        Py_DECREF(t);
-        return NULL;
-    }
-    int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (dfd < 0) {
-        PyErr_SetFromErrno(PyExc_OSError);
-        Py_DECREF(t);
-        return NULL;
-    }
-    vigil_sock *vs = calloc(1, sizeof *vs);
+    vigil_sock *vs = vpy_sock_open_dup(l, fd, t);
     if (!vs) {
-        close(dfd);
-        Py_DECREF(t);
-        return PyErr_NoMemory();
-    }
-    vs->data = t;
-    vpy_fdwatch_forget(l, dfd);
-    e = vigil_sock_open(l->vl, vs, dfd);
-    if (e < 0) {
-        close(dfd);
-        free(vs);
-        vpy_set_oserror(-e);
         Py_DECREF(t);
         return NULL;
     }
@@ -1334,4 +1307,34 @@ int vpy_stream_net_setup(LoopObject *l)
     no.buf_count = POOL_BUF_COUNT;
     int e = vigil_net_setup(l->vl, &no);
     return e == -EBUSY ? 0 : e;
+}
+
+vigil_sock *vpy_sock_open_dup(LoopObject *l, int fd, void *data)
+{
+    int e = vpy_stream_net_setup(l); /* the buffer pool, before any socket opens */
+    if (e < 0) {
+        vpy_set_oserror(-e);
+        return NULL;
+    }
+    int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (dfd < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        return NULL;
+    }
+    vigil_sock *vs = calloc(1, sizeof *vs);
+    if (!vs) {
+        close(dfd);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    vs->data = data;
+    vpy_fdwatch_forget(l, dfd); /* an idle watch of a file closed this turn may hold the number */
+    e = vigil_sock_open(l->vl, vs, dfd);
+    if (e < 0) {
+        close(dfd);
+        free(vs);
+        vpy_set_oserror(-e);
+        return NULL;
+    }
+    return vs;
 }
