@@ -119,6 +119,7 @@ struct LoopObject {
     PyObject *io_names[6];        /* io.c: method names sock_recv's wait calls, interned */
     void *sbuf_free;              /* stream.c: free send buffers (io_uring) */
     int nsbuf_free;
+    int nsent_turn; /* stream.c: transport sends handed to vigil since its last turn */
     int closed, stopping, debug, running;
     volatile int waiting; /* the loop thread sleeps in vigil_loop_run (GIL released) */
     int wake_fd;          /* eventfd: call_soon_threadsafe's doorbell */

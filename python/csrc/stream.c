@@ -259,11 +259,21 @@ static void on_recv(vigil_loop *vl, vigil_sock *s, ssize_t res, vigil_buf *buf)
     mark(t, vl);
 }
 
+static void sbuf_put(LoopObject *l, char *b);
+
 static void on_sent(vigil_loop *vl, vigil_net_req *req, ssize_t res)
 {
     struct wslot *w = req->data;
     w->res = res;
     w->done = 1;
+    /* The kernel is done with the copy: its buffer goes back to the loop's free list
+     * now, not when the transport runs (later in the turn), so the next writes of the
+     * turn reuse it while it is still cached (see sbuf_get and vpy_run_ready). Plain C
+     * on the loop thread: no GIL needed. */
+    if (w->sbuf) {
+        sbuf_put(w->t->loop, w->sbuf);
+        w->sbuf = NULL;
+    }
     mark(w->t, vl);
 }
 
@@ -609,6 +619,7 @@ static int tio_send_from(TransportObject *t, PyObject *one, Py_ssize_t off)
     w->busy = 1;
     w->done = 0;
     t->nbusy++;
+    t->loop->nsent_turn++;
     t->fly_bytes += bytes;
     int r = one ? vigil_sock_send(vl, t->vs, &w->req, PyBytes_AS_STRING(one) + off, (size_t)bytes, on_sent)
           : n == 1 ? vigil_sock_send(vl, t->vs, &w->req, PyBytes_AS_STRING(w->objs[0]),
@@ -642,6 +653,7 @@ static int tio_send_copy(TransportObject *t, const void *buf, Py_ssize_t len)
     w->busy = 1;
     w->done = 0;
     t->nbusy++;
+    t->loop->nsent_turn++;
     t->fly_bytes += len;
     int r = vigil_sock_send(vl, t->vs, &w->req, b, (size_t)len, on_sent);
     if (r < 0) {

@@ -990,9 +990,11 @@ def test_many_connections_echo_random_sizes(loop):
     """300 connections echo messages of random sizes at once, each checked byte for byte.
     A pass of the ready queue then starts hundreds of sends: on io_uring each is copied
     into one of the loop's send buffers (stream.c: sbuf_get), shared by every transport
-    and reused once its send completes. A buffer given back too early (reused while the
-    kernel still reads it) or sends reordered show up here as wrong bytes; sizes from 1
-    byte to past a send buffer (8 KiB) take both the copy and the kept-object paths."""
+    and given back when its send completes, and once 64 sends wait vigil runs a
+    non-blocking turn between two callbacks (runloop.c: vpy_run_ready). A buffer given
+    back too early (reused while the kernel still reads it) or sends reordered show up
+    here as wrong bytes; sizes from 1 byte to past a send buffer (8 KiB) take both the
+    copy and the kept-object paths."""
     import random
 
     nconn, rounds = 300, 8
