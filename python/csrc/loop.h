@@ -120,6 +120,7 @@ struct LoopObject {
     PyObject *io_names[6];        /* io.c: method names sock_recv's wait calls, interned */
     void *sbuf_free;              /* stream.c: free send buffers (io_uring) */
     int nsbuf_free;
+    int nsent_turn; /* stream.c: transport sends handed to vigil since its last turn */
     int closed, stopping, debug, running;
     volatile int waiting; /* the loop thread sleeps in vigil_loop_run (GIL released) */
     int wake_fd;          /* eventfd: call_soon_threadsafe's doorbell */
@@ -145,6 +146,11 @@ int vpy_check_open(LoopObject *l); /* -1 with RuntimeError once closed */
 /* stream.c: sets up the loop's sockets (the receive-buffer pool) as the transports
  * want it; 0 if done already, or a negative errno. Call before any vigil_sock_open. */
 int vpy_stream_net_setup(LoopObject *l);
+/* stream.c: a vigil socket on a dup of fd (F_DUPFD_CLOEXEC; vigil owns and closes the
+ * dup, fd stays the caller's), opened after vpy_stream_net_setup and after stopping an
+ * idle watch that holds the dup's number; data is its data. malloc'd: free it in its
+ * close callback. NULL with the exception set. (The transport's and the listener's.) */
+vigil_sock *vpy_sock_open_dup(LoopObject *l, int fd, void *data);
 void vpy_stream_bufs_free(LoopObject *l); /* stream.c: the send buffers, when the loop is freed */
 
 /* io.c */

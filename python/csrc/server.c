@@ -380,36 +380,12 @@ static PyObject *listener_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         Py_DECREF(L);
         return NULL;
     }
-    int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (dfd < 0) {
-        PyErr_SetFromErrno(PyExc_OSError);
-        Py_DECREF(L);
-        return NULL;
-    }
-    int e = vpy_stream_net_setup(l); /* the transports' buffer pool, before any socket opens */
-    if (e < 0) {
-        close(dfd);
-        vpy_set_oserror(-e);
-        Py_DECREF(L);
-        return NULL;
-    }
-    vigil_sock *vs = calloc(1, sizeof *vs);
+    vigil_sock *vs = vpy_sock_open_dup(l, fd, L);
     if (!vs) {
-        close(dfd);
-        Py_DECREF(L);
-        return PyErr_NoMemory();
-    }
-    vs->data = L;
-    vpy_fdwatch_forget(l, dfd); /* an idle watch of a file closed this turn may hold the number */
-    e = vigil_sock_open(l->vl, vs, dfd);
-    if (e < 0) {
-        close(dfd);
-        free(vs);
-        vpy_set_oserror(-e);
         Py_DECREF(L);
         return NULL;
     }
-    e = vigil_sock_accept_start(l->vl, vs, on_accept);
+    int e = vigil_sock_accept_start(l->vl, vs, on_accept);
     if (e < 0) {
         vs->data = NULL;
         if (vigil_sock_close(l->vl, vs, on_closed) < 0)

@@ -259,11 +259,21 @@ static void on_recv(vigil_loop *vl, vigil_sock *s, ssize_t res, vigil_buf *buf)
     mark(t, vl);
 }
 
+static void sbuf_put(LoopObject *l, char *b);
+
 static void on_sent(vigil_loop *vl, vigil_net_req *req, ssize_t res)
 {
     struct wslot *w = req->data;
     w->res = res;
     w->done = 1;
+    /* The kernel is done with the copy: its buffer goes back to the loop's free list
+     * now, not when the transport runs (later in the turn), so the next writes of the
+     * turn reuse it while it is still cached (see sbuf_get and vpy_run_ready). Plain C
+     * on the loop thread: no GIL needed. */
+    if (w->sbuf) {
+        sbuf_put(w->t->loop, w->sbuf);
+        w->sbuf = NULL;
+    }
     mark(w->t, vl);
 }
 
@@ -609,6 +619,7 @@ static int tio_send_from(TransportObject *t, PyObject *one, Py_ssize_t off)
     w->busy = 1;
     w->done = 0;
     t->nbusy++;
+    t->loop->nsent_turn++;
     t->fly_bytes += bytes;
     int r = one ? vigil_sock_send(vl, t->vs, &w->req, PyBytes_AS_STRING(one) + off, (size_t)bytes, on_sent)
           : n == 1 ? vigil_sock_send(vl, t->vs, &w->req, PyBytes_AS_STRING(w->objs[0]),
@@ -642,6 +653,7 @@ static int tio_send_copy(TransportObject *t, const void *buf, Py_ssize_t len)
     w->busy = 1;
     w->done = 0;
     t->nbusy++;
+    t->loop->nsent_turn++;
     t->fly_bytes += len;
     int r = vigil_sock_send(vl, t->vs, &w->req, b, (size_t)len, on_sent);
     if (r < 0) {
@@ -926,35 +938,8 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     }
     Py_DECREF(r);
-    struct vigil_net_options no;
-    vigil_net_options_init(&no);
-    no.buf_size = POOL_BUF_SIZE;
-    no.buf_count = POOL_BUF_COUNT;
-    int e = vigil_net_setup(l->vl, &no);
-    if (e < 0 && e != -EBUSY) {
-        vpy_set_oserror(-e);
-        Py_DECREF(t);
-        return NULL;
-    }
-    int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (dfd < 0) {
-        PyErr_SetFromErrno(PyExc_OSError);
-        Py_DECREF(t);
-        return NULL;
-    }
-    vigil_sock *vs = calloc(1, sizeof *vs);
+    vigil_sock *vs = vpy_sock_open_dup(l, fd, t);
     if (!vs) {
-        close(dfd);
-        Py_DECREF(t);
-        return PyErr_NoMemory();
-    }
-    vs->data = t;
-    vpy_fdwatch_forget(l, dfd);
-    e = vigil_sock_open(l->vl, vs, dfd);
-    if (e < 0) {
-        close(dfd);
-        free(vs);
-        vpy_set_oserror(-e);
         Py_DECREF(t);
         return NULL;
     }
@@ -1334,4 +1319,34 @@ int vpy_stream_net_setup(LoopObject *l)
     no.buf_count = POOL_BUF_COUNT;
     int e = vigil_net_setup(l->vl, &no);
     return e == -EBUSY ? 0 : e;
+}
+
+vigil_sock *vpy_sock_open_dup(LoopObject *l, int fd, void *data)
+{
+    int e = vpy_stream_net_setup(l); /* the buffer pool, before any socket opens */
+    if (e < 0) {
+        vpy_set_oserror(-e);
+        return NULL;
+    }
+    int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (dfd < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        return NULL;
+    }
+    vigil_sock *vs = calloc(1, sizeof *vs);
+    if (!vs) {
+        close(dfd);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    vs->data = data;
+    vpy_fdwatch_forget(l, dfd); /* an idle watch of a file closed this turn may hold the number */
+    e = vigil_sock_open(l->vl, vs, dfd);
+    if (e < 0) {
+        close(dfd);
+        free(vs);
+        vpy_set_oserror(-e);
+        return NULL;
+    }
+    return vs;
 }
