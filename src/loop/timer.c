@@ -50,11 +50,11 @@
  * every 16 samples sets the class's margin from its last 128 (learn_margin):
  *   - base = p75 + 2 us: the callback of a typical wake-up is on time;
  *   - raised to p99 - tail (tail: 10 us, or a quarter of p99 if less) so that a rarer
- *     late mode is covered too, but at most to 2.5 * base: a tail of scheduling delays
+ *     late mode is covered too, but at most to 2 * base: a tail of scheduling delays
  *     (ms on a busy machine) is no reason to spin ms on every wake-up;
  *   - clamped to [MARGIN_MIN_NS, precise_budget_ns].
  * Between recomputes, a sleep that overshoots the margin by more than the tail raises
- * it at once to that overshoot less the tail, within the same 2.5 * base (fast attack,
+ * it at once to that overshoot less the tail, within the same 2 * base (fast attack,
  * record_sleep): a guest's long wake-ups come in bursts (a second mode some 40 us above
  * the first on the EPYC guest, docs/figures.md), and waiting up to 16 wake-ups to learn
  * of one left the burst's first several timers late. The next recompute lowers the
@@ -80,8 +80,8 @@
 #define MARGIN_MIN_NS 2000
 #define MARGIN_GUARD_NS 2000     /* above the typical (p75) sleep lateness */
 #define MARGIN_TAIL_NS 10000     /* how far past the margin the p99 sleep may wake */
-/* the tail may raise the margin to 2.5 times base */
-#define MARGIN_CAP(base) ((base) / 2 * 5)
+/* the tail may raise the margin to twice base */
+#define MARGIN_CAP(base) ((base) * 2)
 #define COMP_MAX_NS 10000        /* default mode's compensation: at most this */
 #define SLEEP_EVERY 16           /* recompute the margin every 16 samples */
 
