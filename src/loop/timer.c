@@ -44,8 +44,9 @@
  * The price is that an fd event arriving during the spin waits for the next turn: at
  * most the margin, itself at most precise_budget_ns.
  *
- * The margin is learned, per class of sleep length (under 256 us, 1 ms, 4 ms, longer:
- * a guest's wake-up latency depends on it, see below). After each timed sleep the loop
+ * The margin is learned, per class of sleep length (the deadline under 256 us, 1 ms,
+ * 4 ms or more away: a guest's wake-up latency depends on it, see below). After each
+ * timed sleep the loop
  * records how late the kernel woke it (sleep lateness) in the class of that sleep, and
  * every 16 samples sets the class's margin from its last 128 (learn_margin):
  *   - base = p75 + 2 us: the callback of a typical wake-up is on time;

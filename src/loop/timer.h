@@ -38,7 +38,7 @@ struct vigil__heap {
 #define VIGIL__SLEEP_WIN 128
 #define VIGIL__SLEEP_CLASSES 4
 
-/* What the loop learned of one class of sleeps (by how long the wait was asked for:
+/* What the loop learned of one class of sleeps (by how far the deadline they wait for was:
  * a guest's wake-up latency differs between sleeps the host polls through and longer
  * ones it schedules the vCPU out for). */
 struct vigil__sleep_class {
@@ -91,7 +91,7 @@ void vigil__timers_arm(vigil_loop *loop, struct vigil__timers *tm);
 void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm);
 void vigil__timers_stats(const struct vigil__timers *tm, struct vigil_loop_stats *out);
 bool vigil__heap_valid(const struct vigil__heap *h);  /* invariant check for tests */
-/* The class of a sleep asked to last sleep_ns (0 .. VIGIL__SLEEP_CLASSES - 1). */
+/* The class of a sleep for a deadline sleep_ns away (0 .. VIGIL__SLEEP_CLASSES - 1). */
 int vigil__sleep_class(int64_t sleep_ns);
 /* Feeds one observed sleep lateness of class c to the margin's learning, as a timed wait
  * that ended late_ns after the instant it aimed at does; then, if a recompute is due,
