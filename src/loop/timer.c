@@ -46,9 +46,9 @@
  *
  * The margin is learned, per class of sleep length (the deadline under 256 us, 1 ms,
  * 4 ms or more away: a guest's wake-up latency depends on it, see below). After each
- * timed sleep the loop
- * records how late the kernel woke it (sleep lateness) in the class of that sleep, and
- * every 16 samples sets the class's margin from its last 128 (learn_margin):
+ * timed sleep the loop records how late the kernel woke it (sleep lateness) in the
+ * class of that sleep, and every 16 samples sets the class's margin from its last 128
+ * (learn_margin):
  *   - base = p75 + 2 us: the callback of a typical wake-up is on time;
  *   - raised to p99 - tail (tail: 10 us, or a quarter of p99 if less) so that a rarer
  *     late mode is covered too, but at most to 2 * base: a tail of scheduling delays
