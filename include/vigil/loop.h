@@ -134,7 +134,7 @@ struct vigil_loop_stats {
     /* Lateness of timer callbacks (callback start minus deadline), over the most recent
      * wake-ups (a window of 1024). */
     int64_t late_p50_ns, late_p99_ns, late_max_ns;
-    int64_t precise_margin_ns;   /* current learned margin of precise mode */
+    int64_t precise_margin_ns;   /* margin of the last precise wait (learned per class of sleep length) */
     uint64_t precise_spin_ns;    /* CPU spent finishing waits without sleeping, total */
     uint64_t precise_wakeups;    /* precise timer callbacks run */
     uint64_t reserved[8];

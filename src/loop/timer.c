@@ -42,12 +42,28 @@
  * backend polls: one poll costs a system call (0.5-2 us here, more in a VM), which is
  * larger than the error precise mode promises, and the call itself may be preempted.
  * The price is that an fd event arriving during the spin waits for the next turn: at
- * most the margin, itself at most precise_budget_ns. The margin is learned: after each
- * timed sleep the loop records how late the kernel woke it (sleep lateness), and the
- * margin follows the recent samples (p75 plus a guard, or p99 less a tolerated tail if
- * larger, but at most twice the former; see learn_margin), clamped to
- * [MARGIN_MIN_NS, precise_budget_ns]:
- * a quiet machine spins a few us per wake-up, a noisy one more, never past the budget.
+ * most the margin, itself at most precise_budget_ns.
+ *
+ * The margin is learned, per class of sleep length (the deadline under 256 us, 1 ms,
+ * 4 ms or more away: a guest's wake-up latency depends on it, see below). After each
+ * timed sleep the loop records how late the kernel woke it (sleep lateness) in the
+ * class of that sleep, and every 16 samples sets the class's margin from its last 128
+ * (learn_margin):
+ *   - base = p75 + 2 us: the callback of a typical wake-up is on time;
+ *   - raised to p99 - tail (tail: 10 us, or a quarter of p99 if less) so that a rarer
+ *     late mode is covered too, but at most to 2 * base: a tail of scheduling delays
+ *     (ms on a busy machine) is no reason to spin ms on every wake-up;
+ *   - clamped to [MARGIN_MIN_NS, precise_budget_ns].
+ * Between recomputes, a sleep that overshoots the margin by more than the tail raises
+ * it at once to that overshoot less the tail, within the same 2 * base (fast attack,
+ * record_sleep): a guest's long wake-ups come in bursts (a second mode some 40 us above
+ * the first on the EPYC guest, docs/figures.md), and waiting up to 16 wake-ups to learn
+ * of one left the burst's first several timers late. The next recompute lowers the
+ * margin again if the window does not confirm it (slow decay). Before a class has any
+ * sample its margin is MARGIN_INIT_NS (within the budget): the first wake-ups spin a
+ * little more rather than wake late. A quiet machine thus spins a few us per wake-up,
+ * a noisy one more, never past the budget; the spin is the margin less that wake-up's
+ * own lateness.
  */
 #include "loop/timer.h"
 #include "sys/clock.h"
@@ -61,10 +77,12 @@
 #define TIMER_ACTIVE 0x1u
 
 #define BUDGET_DEFAULT_NS 200000 /* CPU per precise wake-up, when the user sets none */
-#define MARGIN_INIT_NS 30000     /* before any sleep was observed */
+#define MARGIN_INIT_NS 60000     /* before any sleep of the class was observed */
 #define MARGIN_MIN_NS 2000
 #define MARGIN_GUARD_NS 2000     /* above the typical (p75) sleep lateness */
 #define MARGIN_TAIL_NS 10000     /* how far past the margin the p99 sleep may wake */
+/* the tail may raise the margin to twice base */
+#define MARGIN_CAP(base) ((base) * 2)
 #define COMP_MAX_NS 10000        /* default mode's compensation: at most this */
 #define SLEEP_EVERY 16           /* recompute the margin every 16 samples */
 
@@ -299,7 +317,12 @@ int vigil__timers_new(vigil_loop *loop)
         tm->clk_armed[c] = -1;
     }
     tm->budget_ns = loop->precise_budget_ns > 0 ? loop->precise_budget_ns : BUDGET_DEFAULT_NS;
-    tm->precise_margin_ns = MARGIN_INIT_NS < tm->budget_ns ? MARGIN_INIT_NS : tm->budget_ns;
+    int64_t m0 = MARGIN_INIT_NS < tm->budget_ns ? MARGIN_INIT_NS : tm->budget_ns;
+    for (int k = 0; k < VIGIL__SLEEP_CLASSES; k++) {
+        tm->cls[k].margin_ns = m0;
+        tm->cls[k].base_ns = m0;
+    }
+    tm->precise_margin_ns = m0;
     tm->wait_target_ns = -1;
     vigil__module_attach(loop, VIGIL__MOD_TIMERS, tm, timers_fini);
     return 0;
@@ -427,31 +450,65 @@ int vigil__timers_run(vigil_loop *loop, struct vigil__timers *tm)
     return fired;
 }
 
-/* Learns the margin from one observed sleep lateness (how long after the asked
- * instant the kernel let the thread run again). */
-static void record_sleep(struct vigil__timers *tm, int64_t late_ns)
+int vigil__sleep_class(int64_t sleep_ns)
 {
-    tm->sleep_late[tm->nsleep % VIGIL__SLEEP_WIN] = late_ns;
-    tm->nsleep++;
-    if (tm->nsleep % SLEEP_EVERY == 0)
-        tm->learn_due = true;
+    return sleep_ns < 256000 ? 0 : sleep_ns < 1000000 ? 1 : sleep_ns < 4000000 ? 2 : 3;
 }
 
-/* Recomputes the margin and the compensation every SLEEP_EVERY samples; true when it
- * did. Called before a wait, never between a wake-up and its callback, so the sort never
- * delays one; the caller then re-reads the clock, so the sort does not delay the wait's
- * end either (see vigil__timers_deadline). */
-static bool learn_margin(struct vigil__timers *tm)
+/* The tail a margin tolerates past itself, for a lateness p99 (or one sample) of hi. */
+static int64_t tail_of(int64_t hi)
 {
-    if (!tm->learn_due)
-        return false;
-    tm->learn_due = false;
-    uint32_t n = tm->nsleep < VIGIL__SLEEP_WIN ? tm->nsleep : VIGIL__SLEEP_WIN;
-    int64_t v[VIGIL__SLEEP_WIN];
-    memcpy(v, tm->sleep_late, n * sizeof v[0]);
+    return hi / 4 < MARGIN_TAIL_NS ? hi / 4 : MARGIN_TAIL_NS;
+}
+
+/* The margin in [MARGIN_MIN_NS, budget]. */
+static int64_t margin_clamp(const struct vigil__timers *tm, int64_t m)
+{
+    if (m > tm->budget_ns)
+        m = tm->budget_ns;
+    return m < MARGIN_MIN_NS ? MARGIN_MIN_NS : m;
+}
+
+/* Learns from one observed sleep lateness of class c (how long after the asked instant
+ * the kernel let the thread run again). O(1): the sort waits for the next
+ * vigil__timers_deadline. */
+static void record_sleep(struct vigil__timers *tm, int c, int64_t late_ns)
+{
+    struct vigil__sleep_class *k = &tm->cls[c];
+    if (late_ns < 0)
+        late_ns = 0;
+    k->late[k->n % VIGIL__SLEEP_WIN] = late_ns > INT32_MAX ? INT32_MAX : (int32_t)late_ns;
+    k->n++;
+    if (k->n % SLEEP_EVERY == 0)
+        k->learn_due = true;
+    /* Fast attack: this sleep woke more than the tolerated tail past the margin. Its
+     * like tends to follow (bursts), so cover it now, within the cap the recompute
+     * applies; the recompute lowers it again unless the window confirms it. */
+    int64_t over = late_ns - k->margin_ns;
+    if (over > tail_of(late_ns)) {
+        int64_t m = late_ns - tail_of(late_ns), cap = MARGIN_CAP(k->base_ns);
+        m = margin_clamp(tm, m < cap ? m : cap);
+        if (m > k->margin_ns)
+            k->margin_ns = m;
+    }
+}
+
+/* Recomputes class c's margin and compensation from its window (every SLEEP_EVERY
+ * samples). Called before a wait, never between a wake-up and its callback, so the sort
+ * never delays one; the caller then re-reads the clock, so the sort does not delay the
+ * wait's end either (see vigil__timers_deadline). */
+static void learn_class(struct vigil__timers *tm, int c)
+{
+    struct vigil__sleep_class *k = &tm->cls[c];
+    k->learn_due = false;
+    uint32_t n = k->n < VIGIL__SLEEP_WIN ? k->n : VIGIL__SLEEP_WIN;
+    if (n == 0)
+        return;
+    int32_t v[VIGIL__SLEEP_WIN];
+    memcpy(v, k->late, n * sizeof v[0]);
     /* insertion sort of at most 128 values, every 16 wake-ups: a few us, ~0.2 us amortized */
     for (uint32_t i = 1; i < n; i++) {
-        int64_t x = v[i];
+        int32_t x = v[i];
         uint32_t j = i;
         for (; j > 0 && v[j - 1] > x; j--)
             v[j] = v[j - 1];
@@ -459,28 +516,54 @@ static bool learn_margin(struct vigil__timers *tm)
     }
     /* Two conditions: the callback of a typical wake-up must be on time (the margin
      * covers p75 of the sleep lateness, plus a guard), and the late tail must stay
-     * short (p99 of the lateness at most MARGIN_TAIL_NS past the margin). A margin
-     * past p99 itself would spin longer on every wake-up, and a long spin is what a
-     * busy machine preempts. */
+     * short (p99 of the lateness at most the tail past the margin). A margin past p99
+     * itself would spin longer on every wake-up, and a long spin is what a busy machine
+     * preempts. */
     int64_t p10 = v[(n - 1) * 10 / 100], p75 = v[(n - 1) * 75 / 100], p99 = v[(n - 1) * 99 / 100];
-    int64_t m = add_clamp(p75, MARGIN_GUARD_NS);
-    int64_t tail = add_clamp(p99, -MARGIN_TAIL_NS);
-    /* ... but a tail of scheduling delays (ms on a busy machine) is no reason to spin
-     * ms on every wake-up: the tail condition may at most double the margin */
-    if (tail > 2 * m)
-        tail = 2 * m;
-    if (tail > m)
-        m = tail;
+    int64_t base = margin_clamp(tm, p75 + MARGIN_GUARD_NS);
+    int64_t m = p99 - tail_of(p99);
+    if (m > MARGIN_CAP(base))
+        m = MARGIN_CAP(base);
+    if (m < base)
+        m = base;
+    k->base_ns = base;
+    k->margin_ns = margin_clamp(tm, m);
     /* Default mode: the kernel's constant part of a wake-up (timer interrupt, context
      * switch: the p10 of the lateness) is taken off every sleep; 90% of wake-ups then
      * come after the deadline anyway, the others spin at most COMP_MAX_NS. */
-    tm->comp_ns = p10 < 0 ? 0 : p10 > COMP_MAX_NS ? COMP_MAX_NS : p10;
-    if (m < MARGIN_MIN_NS)
-        m = MARGIN_MIN_NS;
-    if (m > tm->budget_ns)
-        m = tm->budget_ns;
-    tm->precise_margin_ns = m;
-    return true;
+    k->comp_ns = p10 > COMP_MAX_NS ? COMP_MAX_NS : p10;
+    int64_t cm = 0;
+    for (int i = 0; i < VIGIL__SLEEP_CLASSES; i++)
+        cm = tm->cls[i].comp_ns > cm ? tm->cls[i].comp_ns : cm;
+    tm->comp_max_ns = cm;
+}
+
+/* Recomputes every class that is due; true when any was. */
+static bool learn_margin(struct vigil__timers *tm)
+{
+    bool any = false;
+    for (int c = 0; c < VIGIL__SLEEP_CLASSES; c++)
+        if (tm->cls[c].learn_due) {
+            learn_class(tm, c);
+            any = true;
+        }
+    return any;
+}
+
+void vigil__timers_feed_sleep(struct vigil__timers *tm, int c, int64_t late_ns)
+{
+    record_sleep(tm, c, late_ns);
+    learn_margin(tm);
+}
+
+int64_t vigil__timers_margin(const struct vigil__timers *tm, int c)
+{
+    return tm->cls[c].margin_ns;
+}
+
+int64_t vigil__timers_comp(const struct vigil__timers *tm, int c)
+{
+    return tm->cls[c].comp_ns;
 }
 
 void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct vigil__wait *w)
@@ -496,6 +579,7 @@ void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct v
     if (learn_margin(tm))
         vigil__now_invalidate(loop);
     int64_t best = INT64_MAX; /* relative ns until the wait must end */
+    int best_class = 0;
     for (int c = 0; c < VIGIL__CLK_N; c++) {
         struct vigil__heap *h = &tm->heap[c];
         if (h->n == 0)
@@ -511,11 +595,17 @@ void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct v
             continue; /* its timerfd wakes the loop */
         /* A precise deadline within the budget is not slept for at all: any sleep's
          * wake-up latency tail (tens of us to ms in a VM) would be larger than what
-         * spinning costs there. Further away, sleep to deadline - margin. */
-        int64_t lead = precise ? (rem <= tm->budget_ns ? rem : tm->precise_margin_ns) : tm->comp_ns;
+         * spinning costs there. Further away, sleep to deadline - margin, the margin
+         * of sleeps about that long. */
+        int k = vigil__sleep_class(rem);
+        int64_t lead = precise ? (rem <= tm->budget_ns ? rem : tm->cls[k].margin_ns) : tm->cls[k].comp_ns;
+        if (precise && rem > tm->budget_ns)
+            tm->precise_margin_ns = lead;
         rem = rem > lead ? rem - lead : 0;
-        if (rem < best)
+        if (rem < best) {
             best = rem;
+            best_class = k;
+        }
     }
     if (best == INT64_MAX)
         return;
@@ -525,6 +615,7 @@ void vigil__timers_deadline(vigil_loop *loop, struct vigil__timers *tm, struct v
          * absolute MONOTONIC instant too. */
         w->deadline_ns = add_clamp(clk_now(loop, VIGIL__CLK_MONO), best);
         tm->wait_target_ns = w->deadline_ns;
+        tm->wait_class = best_class;
     }
 }
 
@@ -537,7 +628,7 @@ void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
          * (or an fd woke it about then): that is a sample of sleep lateness */
         int64_t now = clk_now(loop, VIGIL__CLK_MONO);
         if (now >= tm->wait_target_ns)
-            record_sleep(tm, now - tm->wait_target_ns);
+            record_sleep(tm, tm->wait_class, now - tm->wait_target_ns);
     }
     tm->wait_target_ns = -1;
     bool spun = false;
@@ -549,7 +640,7 @@ void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm)
          * the budget, see vigil__timers_deadline; the margin never exceeds it): timerfd
          * clocks wake at the deadline itself in default mode */
         int64_t lead = is_precise(loop, h->a[0]) ? tm->budget_ns
-                       : c == VIGIL__CLK_MONO || tm->clk_fd[c] < 0 ? tm->comp_ns
+                       : c == VIGIL__CLK_MONO || tm->clk_fd[c] < 0 ? tm->comp_max_ns
                                                                       : 0;
         int64_t d = h->a[0]->deadline_ns;
         if (lead == 0)

@@ -32,9 +32,23 @@ struct vigil__heap {
     uint32_t n, cap;
 };
 
-/* Lateness window for stats; sleep-lateness window the precise margin is learned from. */
+/* Lateness window for stats; sleep-lateness window the precise margin is learned from,
+ * one per class of sleep length (see vigil__sleep_class). */
 #define VIGIL__LATE_WIN 1024
 #define VIGIL__SLEEP_WIN 128
+#define VIGIL__SLEEP_CLASSES 4
+
+/* What the loop learned of one class of sleeps (by how far the deadline they wait for was:
+ * a guest's wake-up latency differs between sleeps the host polls through and longer
+ * ones it schedules the vCPU out for). */
+struct vigil__sleep_class {
+    int32_t late[VIGIL__SLEEP_WIN]; /* ring of observed sleep lateness, ns (clamped) */
+    uint32_t n;                     /* samples taken */
+    bool learn_due;                 /* SLEEP_EVERY new samples: recompute margin, comp */
+    int64_t margin_ns;              /* precise mode: end the wait this much early */
+    int64_t base_ns;                /* p75 + guard at the last recompute: caps the margin */
+    int64_t comp_ns;                /* default mode: wake this much before the deadline */
+};
 
 struct vigil__timers {
     struct vigil__heap heap[VIGIL__CLK_N]; /* one min-heap per clock, by (deadline, seq) */
@@ -46,12 +60,11 @@ struct vigil__timers {
 
     /* precise mode and default-mode compensation */
     int64_t budget_ns;               /* the loop's precise_budget_ns, default applied */
-    int64_t precise_margin_ns;
+    int64_t precise_margin_ns;       /* margin of the last precise wait (stats) */
     int64_t wait_target_ns;          /* MONO instant this turn's wait aims at; 0 none; -1 no wait */
-    int64_t comp_ns;                 /* default mode: wake this much before the deadline */
-    int64_t sleep_late[VIGIL__SLEEP_WIN]; /* ring of observed sleep lateness (margin input) */
-    uint32_t nsleep;
-    bool learn_due;                  /* SLEEP_EVERY new samples: recompute margin, comp */
+    int wait_class;                  /* the sleep class that wait is a sample of */
+    int64_t comp_max_ns;             /* largest comp_ns of the classes */
+    struct vigil__sleep_class cls[VIGIL__SLEEP_CLASSES];
 
     /* stats */
     uint64_t precise_spin_ns, precise_wakeups, timer_wakeups;
@@ -78,6 +91,16 @@ void vigil__timers_arm(vigil_loop *loop, struct vigil__timers *tm);
 void vigil__timers_finish(vigil_loop *loop, struct vigil__timers *tm);
 void vigil__timers_stats(const struct vigil__timers *tm, struct vigil_loop_stats *out);
 bool vigil__heap_valid(const struct vigil__heap *h);  /* invariant check for tests */
+/* The class of a sleep for a deadline sleep_ns away (0 .. VIGIL__SLEEP_CLASSES - 1). */
+int vigil__sleep_class(int64_t sleep_ns);
+/* Feeds one observed sleep lateness of class c to the margin's learning, as a timed wait
+ * that ended late_ns after the instant it aimed at does; then, if a recompute is due,
+ * recomputes (what the next vigil__timers_deadline does). For tests of the learning rule:
+ * the margin must stay within [its floor, the budget] whatever the sequence. */
+void vigil__timers_feed_sleep(struct vigil__timers *tm, int c, int64_t late_ns);
+/* The precise margin and the default-mode compensation class c uses now. */
+int64_t vigil__timers_margin(const struct vigil__timers *tm, int c);
+int64_t vigil__timers_comp(const struct vigil__timers *tm, int c);
 /* Takes the path a clock_settime takes (the REALTIME timerfd's read fails with
  * ECANCELED): re-read the clocks, fire what became due, re-arm. Called by tests, which
  * shift CLOCK_REALTIME in their own process instead of setting the machine's clock. */
