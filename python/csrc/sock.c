@@ -308,8 +308,11 @@ static PySendResult first_step(SockCallObject *c, PyObject **out)
         Py_DECREF(x);
     }
     c->plain = Py_TYPE(c->sock) == (PyTypeObject *)st->socket_type;
-    if ((c->fd = PyObject_AsFileDescriptor(c->sock)) < 0)
-        return PYGEN_ERROR;
+    if ((c->fd = PyObject_AsFileDescriptor(c->sock)) < 0) {
+        if (c->plain)
+            return PYGEN_ERROR;
+        PyErr_Clear(); /* not a socket: asyncio's error is the attempt's (no recv/send) */
+    }
     if (c->op == OP_RECV) {
         c->n = PyNumber_AsSsize_t(c->arg, PyExc_OverflowError);
         if (c->n == -1 && PyErr_Occurred())
@@ -318,10 +321,14 @@ static PySendResult first_step(SockCallObject *c, PyObject **out)
             c->plain = 0; /* socket.recv's own error */
     } else if (c->op == OP_RECV_INTO) {
         Py_buffer b;
-        if (PyObject_GetBuffer(c->arg, &b, PyBUF_WRITABLE) < 0)
-            return PYGEN_ERROR;
-        c->n = b.len;
-        PyBuffer_Release(&b);
+        if (PyObject_GetBuffer(c->arg, &b, PyBUF_WRITABLE) < 0) {
+            PyErr_Clear(); /* socket.recv_into's own error (TypeError), at once */
+            c->plain = 0;
+            c->n = -1;
+        } else {
+            c->n = b.len;
+            PyBuffer_Release(&b);
+        }
     } else {
         if (PyObject_GetBuffer(c->arg, &c->view, PyBUF_SIMPLE) < 0)
             return PYGEN_ERROR;
@@ -332,12 +339,12 @@ static PySendResult first_step(SockCallObject *c, PyObject **out)
     if (c->op == OP_SENDALL) {
         a = attempt(c, &res);
     } else {
-        int w = c->n < 0 ? 0 : waited(c, -1); /* recv(-1): socket.recv's error at once */
+        int w = c->n < 0 || c->fd < 0 ? 0 : waited(c, -1); /* recv(-1): socket.recv's error at once */
         if (w < 0)
             return PYGEN_ERROR;
         if (!w) {
             a = attempt(c, &res);
-            if (a == 0 && waited(c, 1) < 0)
+            if (a == 0 && c->fd >= 0 && waited(c, 1) < 0)
                 return PYGEN_ERROR;
         }
     }
@@ -347,6 +354,8 @@ static PySendResult first_step(SockCallObject *c, PyObject **out)
         *out = res;
         return PYGEN_RETURN;
     }
+    if (c->fd < 0 && (c->fd = PyObject_AsFileDescriptor(c->sock)) < 0)
+        return PYGEN_ERROR;
     return start_wait(c, out);
 }
 
