@@ -100,6 +100,7 @@ static int mod_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->str_protocol_paused);
     Py_VISIT(st->sockcall_type);
     Py_VISIT(st->socket_type);
+    Py_VISIT(st->sock_context);
     return 0;
 }
 
@@ -117,6 +118,7 @@ static int mod_clear(PyObject *m)
     Py_CLEAR(st->str_protocol_paused);
     Py_CLEAR(st->sockcall_type);
     Py_CLEAR(st->socket_type);
+    Py_CLEAR(st->sock_context);
     return 0;
 }
 

@@ -26,6 +26,7 @@ typedef struct vpy_state {
     PyObject *str_protocol_paused; /* "_protocol_paused", interned */
     PyTypeObject *sockcall_type;   /* vigil._core.SockCall (sock.c) */
     PyObject *socket_type;         /* socket.socket (sock.c: the plain socket's fast path) */
+    PyObject *sock_context;        /* sock.c: an empty contextvars.Context its waits run in */
 } vpy_state;
 
 extern struct PyModuleDef vpy_moduledef;

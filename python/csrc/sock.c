@@ -284,8 +284,11 @@ static PySendResult start_wait(SockCallObject *c, PyObject **out)
     }
     if (!(c->fut = call0((PyObject *)c->loop, s_create_future)))
         return PYGEN_ERROR;
-    PyObject *argv[2] = {c->sock, (PyObject *)c};
-    PyObject *h = c->op == OP_SENDALL ? vpy_loop_add_writer(c->loop, argv, 2) : vpy_loop_add_reader(c->loop, argv, 2);
+    /* On a plain socket the callback runs only C (the system call, then the future's
+     * completion, whose done callbacks have contexts of their own): an empty context,
+     * not a copy per wait. A subclass's methods run in the caller's, as in asyncio. */
+    PyObject *h = vpy_fdwatch_add(c->loop, c->sock, (PyObject *)c, c->op == OP_SENDALL,
+                                  c->plain ? c->loop->st->sock_context : NULL);
     if (!h)
         return PYGEN_ERROR;
     c->h = (HandleObject *)h;
@@ -706,6 +709,8 @@ int vpy_sock_add(PyObject *m, vpy_state *st)
     st->socket_type = PyObject_GetAttrString(sockmod, "socket");
     Py_DECREF(sockmod);
     if (!st->socket_type)
+        return -1;
+    if (!(st->sock_context = PyContext_New()))
         return -1;
     st->sockcall_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &sockcall_spec, NULL);
     if (!st->sockcall_type)
