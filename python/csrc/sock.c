@@ -16,7 +16,7 @@
  *     cancelled: CancelledError), removing the watch first if it is still its own
  *     (a later call on the same fd may have replaced it: asyncio's _sock_read_done).
  *   - throw() and close() (a task cancelled before the wait began, a coroutine closed)
- *     cancel the future and remove the watch, then raise/return as a coroutine would.
+ *     remove the watch, then raise/return as a coroutine would.
  * sock_recv/sock_recv_into skip the first attempt on an fd whose last receive had to
  * wait (the loop's _recv_waited set; see vigil._loop's comment), and try it again after
  * a receive that filled the buffer. */
@@ -46,7 +46,7 @@ typedef struct {
 /* Interned names (process-wide: strings only). */
 static PyObject *s_sock_check, *s_recv_waited, *s_create_future, *s_blocking, *s_transports, *s_data,
     *s_ensure_no_transport, *s_recv, *s_recv_into, *s_send, *s_set_result, *s_set_exception, *s_result,
-    *s_cancel, *s_done;
+    *s_done;
 
 static int names_init(void)
 {
@@ -59,7 +59,7 @@ static int names_init(void)
     S(s_blocking, "_asyncio_future_blocking") S(s_transports, "_transports") S(s_data, "data")
     S(s_ensure_no_transport, "_ensure_fd_no_transport") S(s_recv, "recv") S(s_recv_into, "recv_into")
     S(s_send, "send") S(s_set_result, "set_result") S(s_set_exception, "set_exception") S(s_result, "result")
-    S(s_cancel, "cancel") S(s_done, "done")
+    S(s_done, "done")
 #undef S
     return 0;
 }
@@ -127,7 +127,7 @@ static int attempt(SockCallObject *c, PyObject **res)
         }
         *res = call1(c->sock, s_recv_into, c->arg);
     } else {
-        while (c->pos < c->view.len) {
+        do { /* at least one send, as asyncio's (sending b"" still reports a broken pipe) */
             Py_ssize_t sent;
             if (c->plain) {
                 ssize_t r = send(c->fd, (char *)c->view.buf + c->pos, (size_t)(c->view.len - c->pos), 0);
@@ -152,7 +152,7 @@ static int attempt(SockCallObject *c, PyObject **res)
                     return -1;
             }
             c->pos += sent;
-        }
+        } while (c->pos < c->view.len);
         *res = Py_NewRef(Py_None);
         return 1;
     }
@@ -401,11 +401,6 @@ static PySendResult sockcall_am_send(SockCallObject *c, PyObject *arg, PyObject 
         if (r == PYGEN_ERROR) {
             PyObject *t, *v, *tb;
             PyErr_Fetch(&t, &v, &tb);
-            if (c->fut) {
-                PyObject *x = call0(c->fut, s_cancel);
-                Py_XDECREF(x);
-                PyErr_Clear();
-            }
             finish(c);
             PyErr_Clear();
             PyErr_Restore(t, v, tb);
@@ -449,15 +444,13 @@ static PyObject *sockcall_send(SockCallObject *c, PyObject *arg)
     return sockcall_iternext(c);
 }
 
-/* A wait abandoned: the future cancelled, the watch removed. */
+/* A wait abandoned (throw, close, the object freed): the watch removed, so no data
+ * is read for nobody (asyncio's coroutine leaves its reader to complete a future no one
+ * awaits). The future stays as it is, as a coroutine closed inside `await fut` leaves
+ * it: no one awaits it (a task waiting on it would have cancelled it, not thrown), and
+ * cancelling it would call into a loop that may be closed by now. */
 static int abandon(SockCallObject *c)
 {
-    if (c->fut) {
-        PyObject *x = call0(c->fut, s_cancel);
-        if (!x)
-            return -1;
-        Py_DECREF(x);
-    }
     return finish(c);
 }
 

@@ -1063,6 +1063,11 @@ def _errors(lp):
                 out.append(None)
             except Exception as e:
                 out.append(OSError if isinstance(e, OSError) else type(e))
+            try:
+                await lp.sock_sendall(a, b"")  # nothing to send: still one send(2)
+                out.append(None)
+            except Exception as e:
+                out.append(OSError if isinstance(e, OSError) else type(e))
         return out
     return lp.run_until_complete(main())
 
@@ -1074,7 +1079,33 @@ def test_sock_call_errors_as_asyncio(loop):
     finally:
         ref.close()
     assert _errors(loop) == want
-    assert want[-2:] == [b"", OSError]
+    assert want[-3:] == [b"", OSError, OSError]
+
+
+def test_sock_recv_closed_or_thrown_into_while_waiting_drops_its_watch(loop):
+    """close() and throw() on a waiting sock_recv (driven by hand, as a task would)
+    remove its reader; the socket then receives normally."""
+    async def main():
+        a, b = _pair()
+        with a, b:
+            loop._recv_waited.add(a.fileno())
+            c = loop.sock_recv(a, 10)
+            fut = c.send(None)
+            assert isinstance(fut, asyncio.Future) and not fut.done()
+            assert loop._fd_handles(a)[0] is not None
+            c.close()
+            assert loop._fd_handles(a) == (None, None)
+            with pytest.raises(RuntimeError):
+                c.send(None)
+            c = loop.sock_recv(a, 10)
+            c.send(None)
+            assert loop._fd_handles(a)[0] is not None
+            with pytest.raises(ValueError, match="thrown"):
+                c.throw(ValueError("thrown"))
+            assert loop._fd_handles(a) == (None, None)
+            b.send(b"k")
+            assert await asyncio.wait_for(loop.sock_recv(a, 10), 5) == b"k"
+    loop.run_until_complete(main())
 
 
 @pytest.mark.parametrize("when", ["before_first_step", "waiting"])
