@@ -619,39 +619,69 @@ static PyObject *sockcall_new(LoopObject *l, int op, PyObject *sock, PyObject *a
     return (PyObject *)c;
 }
 
-static int two_args(const char *name, Py_ssize_t nargs, PyObject *kwnames)
+/* The two arguments, by position (the fast path) or by asyncio's parameter names. */
+static int two_args(const char *name, const char *second, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, PyObject **a, PyObject **b)
 {
-    if (nargs == 2 && (!kwnames || PyTuple_GET_SIZE(kwnames) == 0))
+    if (nargs == 2 && (!kwnames || PyTuple_GET_SIZE(kwnames) == 0)) {
+        *a = args[0];
+        *b = args[1];
         return 0;
-    PyErr_Format(PyExc_TypeError, "%s() takes exactly 2 positional arguments (%zd given)", name, nargs);
+    }
+    PyObject *t = PyTuple_New(nargs), *kw = NULL;
+    if (!t)
+        return -1;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+        if (!(kw = PyDict_New()))
+            goto fail;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++)
+            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0)
+                goto fail;
+    }
+    char fmt[64];
+    snprintf(fmt, sizeof fmt, "OO:%s", name);
+    char *kwlist[] = {"sock", (char *)second, NULL};
+    if (!PyArg_ParseTupleAndKeywords(t, kw, fmt, kwlist, a, b))
+        goto fail;
+    Py_DECREF(t);
+    Py_XDECREF(kw);
+    return 0; /* *a and *b are borrowed from args */
+fail:
+    Py_DECREF(t);
+    Py_XDECREF(kw);
     return -1;
 }
 
 static PyObject *loop_sock_recv(PyObject *self, PyTypeObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+    PyObject *a, *b;
     (void)cls;
-    if (two_args("sock_recv", nargs, kwnames) < 0)
+    if (two_args("sock_recv", "n", args, nargs, kwnames, &a, &b) < 0)
         return NULL;
-    return sockcall_new((LoopObject *)self, OP_RECV, args[0], args[1]);
+    return sockcall_new((LoopObject *)self, OP_RECV, a, b);
 }
 
 static PyObject *loop_sock_recv_into(PyObject *self, PyTypeObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames)
 {
+    PyObject *a, *b;
     (void)cls;
-    if (two_args("sock_recv_into", nargs, kwnames) < 0)
+    if (two_args("sock_recv_into", "buf", args, nargs, kwnames, &a, &b) < 0)
         return NULL;
-    return sockcall_new((LoopObject *)self, OP_RECV_INTO, args[0], args[1]);
+    return sockcall_new((LoopObject *)self, OP_RECV_INTO, a, b);
 }
 
 static PyObject *loop_sock_sendall(PyObject *self, PyTypeObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames)
 {
+    PyObject *a, *b;
     (void)cls;
-    if (two_args("sock_sendall", nargs, kwnames) < 0)
+    if (two_args("sock_sendall", "data", args, nargs, kwnames, &a, &b) < 0)
         return NULL;
-    return sockcall_new((LoopObject *)self, OP_SENDALL, args[0], args[1]);
+    return sockcall_new((LoopObject *)self, OP_SENDALL, a, b);
 }
 
 static PyMethodDef sock_loop_defs[] = {

@@ -1030,6 +1030,18 @@ def test_sock_calls_are_coroutines_for_asyncio(loop):
             del c
             await asyncio.sleep(0)
             assert b.recv(10) == b"y"
+            # asyncio's parameter names; a wrong one fails at the call, as a coroutine
+            # function's would
+            await loop.sock_sendall(sock=a, data=b"kw")
+            assert await asyncio.wait_for(loop.sock_recv(b, n=10), 5) == b"kw"
+            b.send(b"kw2")
+            buf = bytearray(8)
+            n = await asyncio.wait_for(loop.sock_recv_into(sock=a, buf=buf), 5)
+            assert bytes(buf[:n]) in (b"kw2", b"4kw2")  # gather's sock_recv(a, 1) may have left the 4
+            for bad in (lambda: loop.sock_recv(a, nbytes=1), lambda: loop.sock_sendall(a),
+                        lambda: loop.sock_recv_into(a, buf, 1)):
+                with pytest.raises(TypeError):
+                    bad()
     loop.run_until_complete(main())
 
 
