@@ -221,7 +221,22 @@ static int fdw_update(LoopObject *l, struct vpy_fdwatch *fw)
 
 /* ------------------------------------------------------------ the methods */
 
+static PyObject *add_rw_ctx(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, int writer, PyObject *context);
+
 static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, int writer)
+{
+    return add_rw_ctx(l, args, nargs, writer, NULL);
+}
+
+/* sock.c's waits: fileobj's reader/writer cb() run in context (their callback needs no
+ * copy of the caller's). */
+PyObject *vpy_fdwatch_add(LoopObject *l, PyObject *fileobj, PyObject *cb, int writer, PyObject *context)
+{
+    PyObject *argv[2] = {fileobj, cb};
+    return add_rw_ctx(l, argv, 2, writer, context);
+}
+
+static PyObject *add_rw_ctx(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, int writer, PyObject *context)
 {
     const char *name = writer ? "add_writer" : "add_reader";
     if (nargs < 2) {
@@ -234,7 +249,7 @@ static PyObject *add_rw(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, 
     int fd = fd_of_live(l, args[0], &live);
     if (fd < 0)
         return NULL;
-    HandleObject *h = vpy_handle_new(l, 0, args[1], args + 2, nargs - 2, NULL);
+    HandleObject *h = vpy_handle_new(l, 0, args[1], args + 2, nargs - 2, context);
     if (!h)
         return NULL;
     struct vpy_fdwatch *fw = fdw_get(l, fd, 1);

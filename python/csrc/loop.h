@@ -161,6 +161,9 @@ PyObject *vpy_loop_remove_reader(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_remove_writer(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_recv_arm(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
+/* add_reader/add_writer(fileobj, cb) with the handle in context (NULL: a copy of the
+ * current one): sock.c's waits. */
+PyObject *vpy_fdwatch_add(LoopObject *l, PyObject *fileobj, PyObject *cb, int writer, PyObject *context);
 /* Stops the watches add_reader/add_writer left idle this turn (before each wait). */
 void vpy_fdwatch_flush(LoopObject *l);
 /* Any C code of the module that starts a vigil watcher or socket on an fd it did not get

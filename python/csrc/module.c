@@ -14,9 +14,8 @@
  *   proc.c      child processes by vigil_proc, exit by pidfd (Process; the subprocess
  *               transport's core, its pipes the stream transport's sockets)
  *   tls.c       the TLS record path under asyncio's SSLProtocol (vigil._loop._SSLProtocol)
- * Files to come, each a handle kind of its own (enum vpy_kind, a vpy_handle_ops) and,
- * where Python sees it, a type added from the exec slot below:
- *   dgram.c     the datagram transport
+ *   sock.c      sock_recv, sock_recv_into, sock_sendall (SockCall, a coroutine-like awaitable)
+ *   dgram.c     the datagram transport (DgramIO)
  *   server.c    the listening server (accept in C)
  *   file.c      file I/O through vigil's file engine (FileIO, file_open, file_stat...) */
 #include "module.h"
@@ -82,7 +81,7 @@ static int mod_exec(PyObject *m)
         vpy_tls_add(m, st) < 0 ||
         vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0 ||
         vpy_file_type_add(m, st) < 0 || vpy_server_type_add(m, st) < 0 ||
-        vpy_dgram_type_add(m, st) < 0)
+        vpy_dgram_type_add(m, st) < 0 || vpy_sock_add(m, st) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "libvigil_version", vigil_version_string());
 }
@@ -99,6 +98,9 @@ static int mod_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->kw_loop);
     Py_VISIT(st->minus_one);
     Py_VISIT(st->str_protocol_paused);
+    Py_VISIT(st->sockcall_type);
+    Py_VISIT(st->socket_type);
+    Py_VISIT(st->sock_context);
     return 0;
 }
 
@@ -114,6 +116,9 @@ static int mod_clear(PyObject *m)
     Py_CLEAR(st->kw_loop);
     Py_CLEAR(st->minus_one);
     Py_CLEAR(st->str_protocol_paused);
+    Py_CLEAR(st->sockcall_type);
+    Py_CLEAR(st->socket_type);
+    Py_CLEAR(st->sock_context);
     return 0;
 }
 

@@ -24,6 +24,9 @@ typedef struct vpy_state {
     PyObject *kw_loop;             /* ("loop",): create_future's keyword names */
     PyObject *minus_one;           /* get_buffer(-1)'s argument */
     PyObject *str_protocol_paused; /* "_protocol_paused", interned */
+    PyTypeObject *sockcall_type;   /* vigil._core.SockCall (sock.c) */
+    PyObject *socket_type;         /* socket.socket (sock.c: the plain socket's fast path) */
+    PyObject *sock_context;        /* sock.c: an empty contextvars.Context its waits run in */
 } vpy_state;
 
 extern struct PyModuleDef vpy_moduledef;
@@ -77,5 +80,6 @@ int vpy_file_type_add(PyObject *m, vpy_state *st);    /* file.c */
 int vpy_server_type_add(PyObject *m, vpy_state *st);  /* server.c */
 int vpy_dgram_type_add(PyObject *m, vpy_state *st);   /* dgram.c */
 int vpy_tls_add(PyObject *m, vpy_state *st);          /* tls.c */
+int vpy_sock_add(PyObject *m, vpy_state *st);         /* sock.c */
 
 #endif

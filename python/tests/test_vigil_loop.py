@@ -1028,3 +1028,291 @@ def test_many_connections_echo_random_sizes(loop):
             await srv.wait_closed()
 
     loop.run_until_complete(main())
+
+
+# sock_recv, sock_recv_into and sock_sendall are C (csrc/sock.c): each returns a
+# coroutine-like awaitable, not a coroutine. These check what asyncio's coroutines
+# promise: awaitable, taken by create_task/ensure_future/wait_for/gather, nothing done
+# before the first step, errors at await, cancel at every point leaving no watch behind.
+
+def _pair():
+    a, b = socket.socketpair()
+    a.setblocking(False)
+    b.setblocking(False)
+    return a, b
+
+
+def test_sock_calls_are_coroutines_for_asyncio(loop):
+    import collections.abc
+    import inspect
+
+    async def main():
+        a, b = _pair()
+        with a, b:
+            c = loop.sock_recv(a, 10)
+            assert asyncio.iscoroutine(c) and isinstance(c, collections.abc.Coroutine)
+            assert inspect.isawaitable(c)
+            assert "sock_recv" in repr(c) and c.__name__ == "sock_recv"
+            t = asyncio.ensure_future(c)
+            assert isinstance(t, asyncio.Task)
+            b.send(b"1")
+            assert await t == b"1"
+            b.send(b"2")
+            assert await asyncio.wait_for(loop.sock_recv(a, 10), 5) == b"2"
+            b.send(b"34")
+            r = await asyncio.gather(loop.sock_recv(a, 1), loop.sock_sendall(a, b"x"))
+            assert r[0] in (b"3", b"34") and r[1] is None
+            assert b.recv(10) == b"x"
+            # reusing an awaited one fails as a coroutine does
+            c = loop.sock_sendall(a, b"y")
+            await c
+            with pytest.raises(RuntimeError):
+                await c
+            # never awaited: nothing happens (no system call before the first step)
+            c = loop.sock_sendall(a, b"never")
+            c.close()
+            del c
+            await asyncio.sleep(0)
+            assert b.recv(10) == b"y"
+            # asyncio's parameter names; a wrong one fails at the call, as a coroutine
+            # function's would
+            await loop.sock_sendall(sock=a, data=b"kw")
+            assert await asyncio.wait_for(loop.sock_recv(b, n=10), 5) == b"kw"
+            b.send(b"kw2")
+            buf = bytearray(8)
+            n = await asyncio.wait_for(loop.sock_recv_into(sock=a, buf=buf), 5)
+            assert bytes(buf[:n]) in (b"kw2", b"4kw2")  # gather's sock_recv(a, 1) may have left the 4
+            for bad in (lambda: loop.sock_recv(a, nbytes=1), lambda: loop.sock_sendall(a),
+                        lambda: loop.sock_recv_into(a, buf, 1)):
+                with pytest.raises(TypeError):
+                    bad()
+    loop.run_until_complete(main())
+
+
+def _errors(lp):
+    """The exception types each bad call gives on loop lp (None: no error)."""
+    async def main():
+        a, b = _pair()
+        out = []
+        blocking = socket.socket()
+        with a, b, blocking:
+            for make in (lambda: lp.sock_recv(object(), 10), lambda: lp.sock_recv(a, "x"),
+                         lambda: lp.sock_recv(a, -1), lambda: lp.sock_recv_into(a, b"ro"),
+                         lambda: lp.sock_sendall(a, "str"), lambda: lp.sock_sendall(object(), b"x")):
+                c = make()  # nothing raised at the call: a coroutine's errors come at await
+                try:
+                    await c
+                    out.append(None)
+                except Exception as e:
+                    out.append(type(e))
+            lp.set_debug(True)
+            try:
+                await lp.sock_recv(blocking, 1)
+            except Exception as e:
+                out.append(type(e))
+            lp.set_debug(False)
+            b.close()
+            out.append(await lp.sock_recv(a, 10))
+            try:
+                for _ in range(100):
+                    await lp.sock_sendall(a, b"z" * 65536)
+                out.append(None)
+            except Exception as e:
+                out.append(OSError if isinstance(e, OSError) else type(e))
+            try:
+                await lp.sock_sendall(a, b"")  # nothing to send: still one send(2)
+                out.append(None)
+            except Exception as e:
+                out.append(OSError if isinstance(e, OSError) else type(e))
+        return out
+    return lp.run_until_complete(main())
+
+
+def test_sock_call_errors_as_asyncio(loop):
+    ref = asyncio.new_event_loop()
+    try:
+        want = _errors(ref)
+    finally:
+        ref.close()
+    assert _errors(loop) == want
+    assert want[-3:] == [b"", OSError, OSError]
+
+
+def test_sock_recv_closed_or_thrown_into_while_waiting_drops_its_watch(loop):
+    """close() and throw() on a waiting sock_recv (driven by hand, as a task would)
+    remove its reader; the socket then receives normally."""
+    async def main():
+        a, b = _pair()
+        with a, b:
+            loop._recv_waited.add(a.fileno())
+            c = loop.sock_recv(a, 10)
+            fut = c.send(None)
+            assert isinstance(fut, asyncio.Future) and not fut.done()
+            assert loop._fd_handles(a)[0] is not None
+            c.close()
+            assert loop._fd_handles(a) == (None, None)
+            with pytest.raises(RuntimeError):
+                c.send(None)
+            c = loop.sock_recv(a, 10)
+            c.send(None)
+            assert loop._fd_handles(a)[0] is not None
+            with pytest.raises(ValueError, match="thrown"):
+                c.throw(ValueError("thrown"))
+            assert loop._fd_handles(a) == (None, None)
+            b.send(b"k")
+            assert await asyncio.wait_for(loop.sock_recv(a, 10), 5) == b"k"
+    loop.run_until_complete(main())
+
+
+@pytest.mark.parametrize("when", ["before_first_step", "waiting"])
+def test_cancelled_sock_recv_then_new_recv_on_the_same_socket(loop, when):
+    """A sock_recv cancelled before it started or while it waits; a new sock_recv on the
+    same socket started in the same pass as the cancel then gets the next bytes, and no
+    watch is left."""
+    async def main():
+        a, b = _pair()
+        with a, b:
+            loop._recv_waited.add(a.fileno())  # the receive waits, not tried first
+            t = loop.create_task(loop.sock_recv(a, 10))
+            if when != "before_first_step":
+                await asyncio.sleep(0)
+                assert loop._fd_handles(a)[0] is not None
+            t.cancel()
+            t2 = loop.create_task(loop.sock_recv(a, 10))
+            with pytest.raises(asyncio.CancelledError):
+                await t
+            b.send(b"next")
+            assert await asyncio.wait_for(t2, 5) == b"next"
+            await asyncio.sleep(0)
+            assert loop._fd_handles(a) == (None, None)
+    loop.run_until_complete(main())
+
+
+def test_sock_sendall_large_waits_and_sends_everything(loop):
+    data = os.urandom(1 << 16) * 64  # 4 MiB: far more than the socket buffers hold
+
+    async def main():
+        a, b = _pair()
+        with a, b:
+            a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+            got = bytearray()
+
+            async def reader():
+                await asyncio.sleep(0.01)  # the sender fills the buffers and waits first
+                while len(got) < len(data):
+                    buf = bytearray(65536)
+                    n = await loop.sock_recv_into(b, memoryview(buf)[:65536])
+                    assert n > 0
+                    got.extend(buf[:n])
+            r = loop.create_task(reader())
+            s = loop.create_task(loop.sock_sendall(a, memoryview(data)))
+            await asyncio.sleep(0)
+            assert loop._fd_handles(a)[1] is not None  # the send waits for room
+            assert await asyncio.wait_for(s, 20) is None
+            await asyncio.wait_for(r, 20)
+            assert bytes(got) == data
+            assert loop._fd_handles(a) == (None, None)
+    loop.run_until_complete(main())
+
+
+def test_sock_sendall_cancelled_while_waiting(loop):
+    async def main():
+        a, b = _pair()
+        with a, b:
+            s = loop.create_task(loop.sock_sendall(a, b"q" * (8 << 20)))
+            await asyncio.sleep(0.01)
+            assert loop._fd_handles(a)[1] is not None
+            s.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await s
+            await asyncio.sleep(0)
+            assert loop._fd_handles(a) == (None, None)
+            # the peer reading now does not wake anything left of it
+            while True:
+                try:
+                    if not b.recv(1 << 20):
+                        break
+                except BlockingIOError:
+                    break
+            await loop.sock_sendall(a, b"after")
+    loop.run_until_complete(main())
+
+
+def test_sock_recv_socket_closed_while_waiting(loop):
+    """The socket closed under a waiting sock_recv: the wait is cancelled cleanly, and a
+    new socket that takes the same number receives normally."""
+    async def main():
+        a, b = _pair()
+        old = a.fileno()
+        loop._recv_waited.add(old)
+        t = loop.create_task(loop.sock_recv(a, 10))
+        await asyncio.sleep(0.01)
+        a.close()
+        await asyncio.sleep(0.01)
+        assert not t.done() or t.cancelled() or isinstance(t.exception(), OSError)
+        t.cancel()
+        try:
+            await t
+        except (asyncio.CancelledError, OSError):
+            pass
+        b.close()
+        c, d = _pair()
+        with c, d:
+            n = c.fileno() if c.fileno() == old else os.dup2(c.fileno(), old)
+            e = socket.socket(fileno=n) if n != c.fileno() else c
+            e.setblocking(False)
+            d.send(b"fresh")
+            assert await asyncio.wait_for(loop.sock_recv(e, 10), 5) == b"fresh"
+            w = loop.create_task(loop.sock_recv(e, 10))
+            await asyncio.sleep(0.01)
+            d.send(b"again")
+            assert await asyncio.wait_for(w, 5) == b"again"
+            if e is not c:
+                e.close()
+    loop.run_until_complete(main())
+
+
+def test_sock_recv_peer_closes_while_waiting(loop):
+    async def main():
+        a, b = _pair()
+        with a:
+            loop._recv_waited.add(a.fileno())
+            t = loop.create_task(loop.sock_recv(a, 10))
+            await asyncio.sleep(0.01)
+            b.close()
+            assert await asyncio.wait_for(t, 5) == b""
+            assert loop._fd_handles(a) == (None, None)
+    loop.run_until_complete(main())
+
+
+def test_sock_calls_on_a_socket_subclass(loop):
+    """A socket.socket subclass goes through its own recv/recv_into/send methods."""
+    calls = []
+
+    class S(socket.socket):
+        def recv(self, n, *a):
+            calls.append("recv")
+            return super().recv(n, *a)
+
+        def recv_into(self, buf, *a):
+            calls.append("recv_into")
+            return super().recv_into(buf, *a)
+
+        def send(self, data, *a):
+            calls.append("send")
+            return super().send(data, *a)
+
+    async def main():
+        a0, b = _pair()
+        a = S(fileno=a0.detach())
+        a.setblocking(False)
+        with a, b:
+            await loop.sock_sendall(a, b"hi")
+            assert b.recv(10) == b"hi"
+            b.send(b"yo")
+            assert await asyncio.wait_for(loop.sock_recv(a, 10), 5) == b"yo"
+            buf = bytearray(4)
+            b.send(b"abcdef")
+            assert await asyncio.wait_for(loop.sock_recv_into(a, buf), 5) == 4 and buf == b"abcd"
+    loop.run_until_complete(main())
+    assert {"recv", "recv_into", "send"} <= set(calls)

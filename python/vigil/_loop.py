@@ -116,6 +116,10 @@ class _SSLProtocol(sslproto.SSLProtocol):
         return self._app_transport
 
 
+# sock_recv, sock_recv_into, sock_sendall (csrc/sock.c): method descriptors of _core.Loop.
+_SOCK_C = _core._sock_methods()
+
+
 def _ssl_protocol_class():
     return sslproto.SSLProtocol if os.environ.get("VIGIL_TLS") == "python" else _SSLProtocol
 
@@ -408,37 +412,15 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
     # at once: its receive waits for readiness, which fires on the next turn if data is
     # already there. It is tried at once again after a receive that filled the whole
     # buffer (more is likely queued: a bulk stream). Either way the same bytes come
-    # back. The waiting half is C (io.c: _recv_arm).
-
-    async def _recv(self, sock, buf, n):
-        """sock_recv (buf None: sock.recv(n)) and sock_recv_into (sock.recv_into(buf),
-        n its size): tried at once unless the fd's last receive had to wait. Written
-        out flat (no helper calls on the way to the wait): it runs once per request."""
-        if type(sock) is not socket.socket:
-            _check_sock(sock)
-        if self._debug and sock.gettimeout() != 0:
-            raise ValueError("the socket must be non-blocking")
-        fd = sock.fileno()
-        if fd not in self._recv_waited:
-            try:
-                return sock.recv(n) if buf is None else sock.recv_into(buf)
-            except (BlockingIOError, InterruptedError):
-                self._recv_waited.add(fd)
-        fut = self.create_future()
-        if self._transports.data:
-            self._ensure_fd_no_transport(fd)
-        # The reader and the done callback are one C callable (io.c, _recv_arm): a
-        # completed receive removes its reader (the watch kept idle for the next wait on
-        # the same socket) and schedules nothing but the task; a cancelled one removes
-        # it from the done callback.
-        self._recv_arm(fut, sock, fd, buf, n)
-        return await fut
-
-    def sock_recv(self, sock, n):
-        return self._recv(sock, None, n)
-
-    def sock_recv_into(self, sock, buf):
-        return self._recv(sock, buf, memoryview(buf).nbytes)
+    # back.
+    #
+    # sock_recv, sock_recv_into and sock_sendall are C (csrc/sock.c): each returns a
+    # coroutine-like awaitable (send/throw/close/__await__, a collections.abc.Coroutine,
+    # so create_task takes it) that checks the socket as _sock_check does, tries the
+    # call, and waits with itself as the fd's reader/writer: no Python frame per call.
+    sock_recv = _SOCK_C["sock_recv"]
+    sock_recv_into = _SOCK_C["sock_recv_into"]
+    sock_sendall = _SOCK_C["sock_sendall"]
 
     async def sock_recvfrom(self, sock, bufsize):
         self._sock_check(sock)
@@ -457,25 +439,6 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
         except (BlockingIOError, InterruptedError):
             pass
         return await self._sock_io(sock, False, lambda: sock.recvfrom_into(buf, nbytes))
-
-    async def sock_sendall(self, sock, data):
-        if type(sock) is not socket.socket or self._debug:
-            self._sock_check(sock)
-        try:
-            n = sock.send(data)
-        except (BlockingIOError, InterruptedError):
-            n = 0
-        if n == len(data):
-            return
-        view = memoryview(data)
-        pos = [n]
-
-        def op():
-            while pos[0] < len(view):
-                pos[0] += sock.send(view[pos[0]:])
-            return None
-
-        return await self._sock_io(sock, True, op)
 
     async def sock_sendto(self, sock, data, address):
         self._sock_check(sock)
