@@ -299,11 +299,6 @@ static PyObject *loop_call_at(LoopObject *l, PyObject *const *args, Py_ssize_t n
     return schedule_timer(l, when, sec_to_ns_ceil(when), args + 1, nargs - 1, context, "call_at");
 }
 
-static PyObject *loop_recv_arm(LoopObject *l, PyObject *const *args, Py_ssize_t nargs)
-{
-    return vpy_loop_recv_arm(l, args, nargs);
-}
-
 static PyObject *loop_add_reader(LoopObject *l, PyObject *const *args, Py_ssize_t nargs)
 {
     return vpy_loop_add_reader(l, args, nargs);
@@ -511,7 +506,6 @@ static PyMethodDef loop_methods[] = {
      "call_at(when, callback, *args, context=None)\n\n"
      "Like call_later(), at an absolute time when, on loop.time()'s clock."},
     {"_add_reader", FASTCALL(loop_add_reader), NULL},
-    {"_recv_arm", FASTCALL(loop_recv_arm), NULL},
     {"_add_writer", FASTCALL(loop_add_writer), NULL},
     {"_remove_reader", (PyCFunction)vpy_loop_remove_reader, METH_O, NULL},
     {"_remove_writer", (PyCFunction)vpy_loop_remove_writer, METH_O, NULL},

@@ -117,7 +117,6 @@ struct LoopObject {
     struct vpy_fdwatch **fdw; /* io.c's table, by fd */
     int nfdw;
     struct vpy_fdwatch *fdw_idle; /* io.c: watches kept until the turn's wait */
-    PyObject *io_names[6];        /* io.c: method names sock_recv's wait calls, interned */
     void *sbuf_free;              /* stream.c: free send buffers (io_uring) */
     int nsbuf_free;
     int nsent_turn; /* stream.c: transport sends handed to vigil since its last turn */
@@ -154,13 +153,12 @@ vigil_sock *vpy_sock_open_dup(LoopObject *l, int fd, void *data);
 void vpy_stream_bufs_free(LoopObject *l); /* stream.c: the send buffers, when the loop is freed */
 
 /* io.c */
-void vpy_fdwatch_table_free(LoopObject *l); /* also drops io_names */
+void vpy_fdwatch_table_free(LoopObject *l);
 PyObject *vpy_loop_add_reader(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
 PyObject *vpy_loop_add_writer(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
 PyObject *vpy_loop_remove_reader(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_remove_writer(LoopObject *l, PyObject *fd);
 PyObject *vpy_loop_fd_handles(LoopObject *l, PyObject *fd);
-PyObject *vpy_loop_recv_arm(LoopObject *l, PyObject *const *args, Py_ssize_t nargs);
 /* add_reader/add_writer(fileobj, cb) with the handle in context (NULL: a copy of the
  * current one): sock.c's waits. */
 PyObject *vpy_fdwatch_add(LoopObject *l, PyObject *fileobj, PyObject *cb, int writer, PyObject *context);
