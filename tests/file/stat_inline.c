@@ -21,6 +21,10 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #include <sys/vfs.h>
 #include <time.h>
 

@@ -21,6 +21,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
 void vigil__file_stat_counts(vigil_loop *loop, uint64_t *total, uint64_t *inline_n);
 
 static struct {
