@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
