@@ -43,6 +43,22 @@ void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res)
     vigil__file_defer_chain(f, req, req);
 }
 
+void vigil__file_done_here(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req, int64_t res)
+{
+    struct vigil__freq *fr = vigil__freq(req);
+    fr->res = res;
+    fr->route = VIGIL__ROUTE_DONE;
+    vigil_file_req *old = atomic_load_explicit(&f->done, memory_order_relaxed);
+    do {
+        fr->next = old;
+    } while (!atomic_compare_exchange_weak_explicit(&f->done, &old, req, memory_order_release,
+                                                    memory_order_relaxed));
+    /* No ring: the drain is queued for this turn's completion point (a queued drain
+     * makes the wait not block). A worker that pushes after this finds the stack
+     * non-empty and does not ring either: the same drain takes its request. */
+    vigil__defer(loop, &f->bell_later);
+}
+
 int vigil__file_drain_done(vigil_loop *loop, struct vigil__file *f)
 {
     /* Acquire: pairs with the release in vigil__file_defer (results and buffers). */

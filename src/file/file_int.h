@@ -75,7 +75,7 @@ struct vigil__freq {
     int64_t res;                /* result carried from where it ended to the loop */
     vigil_file_req *inext, *iprev; /* io_uring: the caller's requests in the kernel */
     int32_t fixed_fd;                /* the real fd of a VIGIL_FILE_FIXED_FILE request */
-    int32_t pad_;
+    int32_t inl;                     /* STAT: answered in the loop thread (stat_inline.c), on the done stack */
     struct iocb iocb;           /* Linux AIO control block: must outlive the request */
 };
 
@@ -152,6 +152,9 @@ struct vigil__pool_chunk {
 
 struct vigil__file;
 
+/* Devices whose file-system type stat_inline.c remembers. */
+#define VIGIL__STAT_DEVS 8
+
 struct vigil__file_engine {
     const char *name;
     int (*init)(vigil_loop *loop, struct vigil__file *f);
@@ -203,6 +206,12 @@ struct vigil__file {
     _Atomic(vigil_file_req *) done;
 
     struct vigil__fthr *thr;   /* the thread pool: NULL until first needed */
+
+    /* stat_inline.c: on/off, its counters, and which devices are local file systems */
+    uint8_t st_state;
+    unsigned st_ndev, st_devnext;
+    uint64_t st_total, st_inline; /* stats accepted; of those, answered in the loop thread */
+    struct { uint64_t dev; bool local; } st_dev[VIGIL__STAT_DEVS];
 };
 
 static inline struct vigil__file *vigil__file_of(vigil_loop *loop)
@@ -240,6 +249,9 @@ void vigil__file_defer(struct vigil__file *f, vigil_file_req *req, int64_t res);
 /* The same for a chain first..last (linked by next, results in res): one push, at most
  * one ring. */
 void vigil__file_defer_chain(struct vigil__file *f, vigil_file_req *first, vigil_file_req *last);
+/* Ends a request from the loop thread at this turn's completion point (done stack, no
+ * ring: the drain is queued directly); the doorbell must be set up. */
+void vigil__file_done_here(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req, int64_t res);
 /* Sets up the doorbell (idempotent). */
 int vigil__file_bell_init(vigil_loop *loop, struct vigil__file *f);
 /* Completes everything on the done stack (loop thread). Returns how many. */
@@ -248,6 +260,13 @@ int vigil__file_drain_done(vigil_loop *loop, struct vigil__file *f);
 void vigil__file_bell_wait(struct vigil__file *f);
 /* At vigil_loop_free, after the engine's fini: completes what is left, closes the bell. */
 void vigil__file_bell_fini(vigil_loop *loop, struct vigil__file *f);
+
+/* stat_inline.c: answers a STAT that is the only request in flight in the loop thread
+ * when the kernel's caches can (the result delivered through the done stack); false:
+ * the engine must take it. */
+bool vigil__file_stat_inline(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req);
+/* For tests: stats accepted, and of those answered in the loop thread. */
+void vigil__file_stat_counts(vigil_loop *loop, uint64_t *total, uint64_t *inline_n);
 
 /* engine_threads.c: the thread pool */
 int vigil__fthr_init(struct vigil__file *f, int nthreads);

@@ -265,8 +265,13 @@ static int check_slow(struct vigil__file *f, vigil_file_req *r)
     case VIGIL_FILE_FDATASYNC:
     case VIGIL_FILE_CLOSE:
         break;
-    case VIGIL_FILE_OPEN:
     case VIGIL_FILE_STAT:
+        if (r->flags) /* no registered file; a registered buffer is for reads and writes */
+            return -EINVAL;
+        vigil__freq(r)->inl = 0;
+        f->st_total++; /* accepted (what follows refuses no stat) */
+        break;
+    case VIGIL_FILE_OPEN:
         if (r->flags & VIGIL_FILE_FIXED_FILE)
             return -EINVAL;
         break;
@@ -346,6 +351,11 @@ int vigil_file_submit(vigil_loop *loop, vigil_file_req *const *reqs, int n)
         return err;
     f->inflight += (unsigned)k;
     loop->active += (unsigned)k;
+    /* A stat alone in flight: answered in the loop thread when the kernel's caches can
+     * (stat_inline.c); with others in flight the engine's workers run them in parallel. */
+    if (__builtin_expect(reqs[0]->op == VIGIL_FILE_STAT, 0) && k == 1 && f->inflight == 1 &&
+        vigil__file_stat_inline(loop, f, reqs[0]))
+        return k;
     f->eng->submit(loop, f, reqs, k);
     return k;
 }
@@ -366,6 +376,11 @@ int vigil_file_cancel(vigil_loop *loop, vigil_file_req *req)
         return -ENOENT;
     if (fr->ctl_bits & VIGIL__FREQ_CANCEL)
         return 0;
+    if (req->op == VIGIL_FILE_STAT && fr->inl) {
+        /* Answered in the loop thread: its result is on the done stack already. */
+        fr->ctl_bits |= VIGIL__FREQ_CANCEL;
+        return 0;
+    }
     return f->eng->cancel(loop, f, req);
 }
 
