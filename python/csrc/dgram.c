@@ -767,25 +767,10 @@ static PyObject *dio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         Py_DECREF(t);
         return vpy_set_oserror(-e);
     }
-    int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (dfd < 0) {
-        Py_DECREF(t);
-        return PyErr_SetFromErrno(PyExc_OSError);
-    }
-    vigil_sock *vs = calloc(1, sizeof *vs);
+    vigil_sock *vs = vpy_sock_dup_open(l, fd, t);
     if (!vs) {
-        close(dfd);
         Py_DECREF(t);
-        return PyErr_NoMemory();
-    }
-    vs->data = t;
-    vpy_fdwatch_forget(l, dfd); /* an idle watch of a file closed this turn may hold the number */
-    e = vigil_sock_open(l->vl, vs, dfd);
-    if (e < 0) {
-        close(dfd);
-        free(vs);
-        Py_DECREF(t);
-        return vpy_set_oserror(-e);
+        return NULL;
     }
     t->vs = vs;
     vpy_handle_start(l, &t->lh);

@@ -150,6 +150,9 @@ int vpy_stream_net_setup(LoopObject *l);
  * idle watch that holds the dup's number; data is its data. malloc'd: free it in its
  * close callback. NULL with the exception set. (The transport's and the listener's.) */
 vigil_sock *vpy_sock_open_dup(LoopObject *l, int fd, void *data);
+/* The same without vpy_stream_net_setup, for a caller that set the pool up its own way
+ * (dgram.c: datagram-sized buffers). */
+vigil_sock *vpy_sock_dup_open(LoopObject *l, int fd, void *data);
 void vpy_stream_bufs_free(LoopObject *l); /* stream.c: the send buffers, when the loop is freed */
 
 /* io.c */

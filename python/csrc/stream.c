@@ -1328,6 +1328,11 @@ vigil_sock *vpy_sock_open_dup(LoopObject *l, int fd, void *data)
         vpy_set_oserror(-e);
         return NULL;
     }
+    return vpy_sock_dup_open(l, fd, data);
+}
+
+vigil_sock *vpy_sock_dup_open(LoopObject *l, int fd, void *data)
+{
     int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (dfd < 0) {
         PyErr_SetFromErrno(PyExc_OSError);
@@ -1341,7 +1346,7 @@ vigil_sock *vpy_sock_open_dup(LoopObject *l, int fd, void *data)
     }
     vs->data = data;
     vpy_fdwatch_forget(l, dfd); /* an idle watch of a file closed this turn may hold the number */
-    e = vigil_sock_open(l->vl, vs, dfd);
+    int e = vigil_sock_open(l->vl, vs, dfd);
     if (e < 0) {
         close(dfd);
         free(vs);
