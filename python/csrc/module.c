@@ -14,6 +14,7 @@
  *   proc.c      child processes by vigil_proc, exit by pidfd (Process; the subprocess
  *               transport's core, its pipes the stream transport's sockets)
  *   tls.c       the TLS record path under asyncio's SSLProtocol (vigil._loop._SSLProtocol)
+ *   tls_session.c  the TLS session: handshake, shutdown, close_notify, their timeouts
  *   sock.c      sock_recv, sock_recv_into, sock_sendall (SockCall, a coroutine-like awaitable)
  *   dgram.c     the datagram transport (DgramIO)
  *   server.c    the listening server (accept in C)
@@ -78,7 +79,7 @@ static int mod_exec(PyObject *m)
         !(st->str_protocol_paused = PyUnicode_InternFromString("_protocol_paused")))
         return -1;
     if (vpy_handle_types_add(m, st) < 0 || vpy_loop_type_add(m, st) < 0 || vpy_stream_type_add(m, st) < 0 ||
-        vpy_tls_add(m, st) < 0 ||
+        vpy_tls_add(m, st) < 0 || vpy_tls_session_add(m, st) < 0 ||
         vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0 ||
         vpy_file_type_add(m, st) < 0 || vpy_server_type_add(m, st) < 0 ||
         vpy_dgram_type_add(m, st) < 0 || vpy_sock_add(m, st) < 0)

@@ -80,6 +80,7 @@ int vpy_file_type_add(PyObject *m, vpy_state *st);    /* file.c */
 int vpy_server_type_add(PyObject *m, vpy_state *st);  /* server.c */
 int vpy_dgram_type_add(PyObject *m, vpy_state *st);   /* dgram.c */
 int vpy_tls_add(PyObject *m, vpy_state *st);          /* tls.c */
+int vpy_tls_session_add(PyObject *m, vpy_state *st);  /* tls_session.c */
 int vpy_sock_add(PyObject *m, vpy_state *st);         /* sock.c */
 
 #endif

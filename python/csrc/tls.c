@@ -31,7 +31,7 @@
  *                a watermark is crossed: checked here inline), every error path.
  * Every fast path below checks its preconditions and otherwise calls the inherited
  * Python method, so behaviour is sslproto's by construction. */
-#include "module.h"
+#include "tls.h"
 
 /* Objects looked up once per module exec; the fast paths compare and call with them. */
 static struct {
@@ -42,7 +42,7 @@ static struct {
         *s_app_is_buffer, *s_app, *s_backlog, *s_ssl_wpaused, *s_transport, *s_wbsize, *s_app_wpaused,
         *s_ohigh, *s_olow, *s_ihigh, *s_ilow, *s_ssl_rpaused, *s_max_size, *s_sslproto, *s_pending,
         *s_read, *s_write, *s_data_received, *s_fatal, *s_ctl_app_writing, *s_ctl_ssl_reading,
-        *s_call_eof, *s_start_shutdown, *s_do_write, *s_inner, *s_msg_fatal;
+        *s_call_eof, *s_start_shutdown, *s_do_write, *s_inner, *s_msg_fatal, *s_read_buffered;
     PyObject *s_cache, *s_append;
     PyTypeObject *bio_type; /* ssl.MemoryBIO, and its pending getter */
     getter bio_pending;
@@ -69,6 +69,11 @@ static PyObject *fast_get(PyObject *o, PyObject *name)
     return PyObject_GetAttr(o, name);
 }
 #define GA(o, name) fast_get((o), T.name)
+
+PyObject *vpy_tls_get(PyObject *o, PyObject *name)
+{
+    return fast_get(o, name);
+}
 
 static int truthy_attr(PyObject *o, PyObject *name)
 {
@@ -411,9 +416,23 @@ static PyObject *tls_buffer_updated(PyObject *m, PyObject *const *args, Py_ssize
     PyObject *buf = GA(self, s_buf);
     if (!buf)
         return NULL;
-    if (app_paused || app_buf || !PyByteArray_CheckExact(buf) || nbytes < 0 || nbytes > PyByteArray_GET_SIZE(buf)) {
+    if (!PyByteArray_CheckExact(buf) || nbytes < 0 || nbytes > PyByteArray_GET_SIZE(buf) || !vpy_tls_st.wrapped) {
         Py_DECREF(buf);
         return fallback(T.base_buffer_updated, self, args[1]);
+    }
+    if (app_paused || app_buf) { /* sslproto's buffer_updated, in C (tls_session.c's states) */
+        int rc = -1;
+        PyObject *in = GA(self, s_incoming);
+        PyObject *mv = in ? PyMemoryView_FromMemory(PyByteArray_AS_STRING(buf), nbytes, PyBUF_READ) : NULL;
+        PyObject *w = mv ? PyObject_CallMethodOneArg(in, T.s_write, mv) : NULL;
+        Py_XDECREF(mv);
+        Py_XDECREF(in);
+        Py_DECREF(buf);
+        if (w) {
+            Py_DECREF(w);
+            rc = wrapped ? vpy_tls_do_read(self) : vpy_tls_session_step(self);
+        }
+        return rc < 0 ? NULL : Py_NewRef(Py_None);
     }
     PyObject *c = get_cache(self), *r = NULL;
     if (!c)
@@ -561,6 +580,154 @@ out:
     return r;
 }
 
+PyObject *vpy_tls_inner(PyObject *proto)
+{
+    PyObject *c = get_cache(proto);
+    if (!c)
+        return NULL;
+    PyObject *inner = Py_NewRef(CI(c, C_INNER));
+    Py_DECREF(c);
+    return inner;
+}
+
+int vpy_tls_process_outgoing(PyObject *proto)
+{
+    PyObject *c = get_cache(proto);
+    if (!c)
+        return -1;
+    int rc = process_outgoing(proto, c);
+    Py_DECREF(c);
+    return rc;
+}
+
+/* sslproto's _do_write over an already fetched cache. */
+static int do_write(PyObject *proto, PyObject *c)
+{
+    PyObject *bl = GA(proto, s_backlog); /* a deque */
+    if (!bl)
+        return -1;
+    int rc = -1;
+    for (;;) {
+        Py_ssize_t n = PyObject_Size(bl);
+        if (n < 0)
+            goto out;
+        if (n == 0)
+            break;
+        PyObject *data = PySequence_GetItem(bl, 0);
+        if (!data)
+            goto out;
+        PyObject *cnt = PyObject_CallOneArg(CI(c, C_SSL_WRITE), data);
+        if (!cnt) {
+            Py_DECREF(data);
+            if (!PyErr_ExceptionMatches(T.again))
+                goto out;
+            PyErr_Clear();
+            break;
+        }
+        Py_ssize_t count = PyLong_AsSsize_t(cnt), dlen = PyObject_Size(data), wb;
+        Py_DECREF(cnt);
+        if ((count == -1 || dlen < 0) && PyErr_Occurred()) {
+            Py_DECREF(data);
+            goto out;
+        }
+        int ok;
+        if (count < dlen) {
+            PyObject *rest = PySequence_GetSlice(data, count, dlen);
+            ok = rest && PySequence_SetItem(bl, 0, rest) == 0;
+            Py_XDECREF(rest);
+        } else {
+            ok = PySequence_DelItem(bl, 0) == 0;
+            count = dlen;
+        }
+        Py_DECREF(data);
+        if (!ok || ssize_attr(proto, T.s_wbsize, &wb) < 0)
+            goto out;
+        PyObject *nwb = PyLong_FromSsize_t(wb - count);
+        if (!nwb || PyObject_SetAttr(proto, T.s_wbsize, nwb) < 0) {
+            Py_XDECREF(nwb);
+            goto out;
+        }
+        Py_DECREF(nwb);
+    }
+    rc = process_outgoing(proto, c);
+out:
+    Py_DECREF(bl);
+    return rc;
+}
+
+int vpy_tls_do_write(PyObject *proto)
+{
+    PyObject *c = get_cache(proto);
+    if (!c)
+        return -1;
+    int rc = do_write(proto, c);
+    Py_DECREF(c);
+    return rc;
+}
+
+int vpy_tls_do_read(PyObject *proto)
+{
+    PyObject *state = GA(proto, s_state);
+    if (!state)
+        return -1;
+    int go = state == vpy_tls_st.wrapped || state == vpy_tls_st.flushing;
+    Py_DECREF(state);
+    if (!go)
+        return 0;
+    PyObject *c = NULL, *buf = NULL, *r;
+    int paused = truthy_attr(proto, T.s_app_paused);
+    if (paused < 0)
+        goto fail;
+    if (!paused) {
+        int isbuf = truthy_attr(proto, T.s_app_is_buffer);
+        if (isbuf < 0 || !(c = get_cache(proto)))
+            goto fail;
+        if (isbuf) {
+            if (!(r = call_method0(proto, T.s_read_buffered)))
+                goto fail;
+            Py_DECREF(r);
+        } else {
+            if (!(buf = GA(proto, s_buf)))
+                goto fail;
+            if (!PyByteArray_CheckExact(buf) || PyByteArray_GET_SIZE(buf) == 0) {
+                PyErr_SetString(PyExc_TypeError, "SSLProtocol._ssl_buffer is not a bytearray");
+                goto fail;
+            }
+            PyObject *direct = NULL;
+            int eof = 0;
+            if (read_plain(proto, c, PyByteArray_AS_STRING(buf), PyByteArray_GET_SIZE(buf), &eof, &direct) < 0)
+                goto fail;
+            if (eof) { /* close_notify */
+                if (!(r = call_method0(proto, T.s_call_eof)))
+                    goto fail;
+                Py_DECREF(r);
+                if (!(r = call_method0(proto, T.s_start_shutdown)))
+                    goto fail;
+                Py_DECREF(r);
+            }
+        }
+        int backlog = truthy_attr(proto, T.s_backlog);
+        if (backlog < 0)
+            goto fail;
+        if ((backlog ? do_write(proto, c) : process_outgoing(proto, c)) < 0)
+            goto fail;
+    }
+    {
+        PyObject *in = GA(proto, s_incoming);
+        int rc = in ? control_ssl_reading(proto, in) : -1;
+        Py_XDECREF(in);
+        if (rc < 0)
+            goto fail;
+    }
+    Py_XDECREF(c);
+    Py_XDECREF(buf);
+    return 0;
+fail:
+    Py_XDECREF(c);
+    Py_XDECREF(buf);
+    return fatal(proto);
+}
+
 static PyMethodDef fast_defs[] = {
     {"get_buffer", (PyCFunction)(void (*)(void))tls_get_buffer, METH_FASTCALL, NULL},
     {"buffer_updated", (PyCFunction)(void (*)(void))tls_buffer_updated, METH_FASTCALL, NULL},
@@ -592,6 +759,7 @@ static PyObject *mod_tls_init(PyObject *m, PyObject *args)
         S(s_ctl_ssl_reading, "_control_ssl_reading") S(s_call_eof, "_call_eof_received")
         S(s_start_shutdown, "_start_shutdown") S(s_do_write, "_do_write") S(s_inner, "_sslobj")
         S(s_msg_fatal, "Fatal error on SSL protocol") S(s_cache, "_vigil_tls") S(s_append, "append")
+        S(s_read_buffered, "_do_read__buffered")
 #undef S
         T.ready = 1;
     }

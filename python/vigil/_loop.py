@@ -89,14 +89,21 @@ def _check_sock(sock):
         raise TypeError("Socket cannot be of type SSLSocket")
 
 
-# ---------------------------------------------------------------- TLS (tls.c)
-# asyncio's SSLProtocol with its record path in C (python/csrc/tls.c says what is C and
-# what stays sslproto's Python: handshake, shutdown, timeouts, BufferedProtocol apps,
-# writelines, every error path). The user's ssl.SSLContext makes the SSLObject as with
-# asyncio. VIGIL_TLS=python selects sslproto unchanged (for comparison).
+# ---------------------------------------------------------------- TLS (tls.c, tls_session.c)
+# asyncio's SSLProtocol with the connection's whole life in C: the record path
+# (python/csrc/tls.c) and the session -- handshake, shutdown, close_notify, their timeouts,
+# eof, connection_made/lost (python/csrc/tls_session.c, whose comment lists what stays
+# sslproto's Python: error reports, debug mode, BufferedProtocol apps, writelines). The
+# user's ssl.SSLContext makes the SSLObject as with asyncio. VIGIL_TLS=python selects
+# sslproto unchanged (for comparison). The session methods follow 3.11/3.12's sslproto;
+# 3.13 changed _abort and the app transport's close, so there only the record path is C.
 _TLS_C = _core._tls_init(sslproto.SSLProtocolState.WRAPPED, sslproto.SSLAgainErrors,
                          sslproto.SSLProtocol.buffer_updated, sslproto.SSLProtocol.get_buffer,
                          sslproto.SSLProtocol._write_appdata)
+_TLS_SESSION_C = (_core._tls_session_init(sslproto.SSLProtocolState, sslproto.AppProtocolState,
+                                          sslproto.SSLProtocol, sslproto.ssl.SSLError, sslproto.SSLAgainErrors,
+                                          sslproto.logger)
+                  if sslproto.ssl is not None and sys.version_info < (3, 13) else {})
 
 
 class _SSLAppTransport(sslproto._SSLProtocolTransport):
@@ -114,6 +121,11 @@ class _SSLProtocol(sslproto.SSLProtocol):
             self._app_transport = _SSLAppTransport(self._loop, self)
             self._app_transport_created = True
         return self._app_transport
+
+
+for _name, _meth in _TLS_SESSION_C.items():
+    setattr(_SSLProtocol, _name, _meth)
+
 
 
 # sock_recv, sock_recv_into, sock_sendall (csrc/sock.c): method descriptors of _core.Loop.
