@@ -3,9 +3,10 @@
  * What it owns: the per-record work of a TLS connection once its handshake is done --
  * ciphertext from the stream transport into the incoming MemoryBIO, plaintext out of the
  * SSL object to the application protocol, application writes encrypted and the outgoing
- * MemoryBIO flushed to the stream transport -- plus get_buffer. What it may call: the
- * CPython C API, the `ssl` module's objects through it, and the Python methods of
- * asyncio.sslproto.SSLProtocol (the state machine) that vigil._loop's subclass inherits.
+ * MemoryBIO flushed to the stream transport -- plus get_buffer, in every state. What it
+ * may call: the CPython C API, the `ssl` module's objects through it, tls_session.c
+ * (tls.h: the state dispatch outside WRAPPED), and the methods of the protocol, C
+ * (tls_session.c's) or Python (asyncio.sslproto.SSLProtocol's, inherited).
  *
  * Why Python's ssl objects and not vigil's own TLS layer (src/tls): the user hands
  * create_connection/create_server/start_tls an `ssl.SSLContext`, and everything it
@@ -18,17 +19,21 @@
  * _ssl.MemoryBIO itself), skipping the Python frames of ssl.SSLObject's wrappers.
  *
  * Division of work with asyncio.sslproto (vigil._loop._SSLProtocol subclasses it):
- *   here, in C:  get_buffer; buffer_updated in the WRAPPED state (one incoming.write per
+ *   here, in C:  get_buffer; buffer_updated (in the WRAPPED state: one incoming.write per
  *                stream read, SSL reads straight into the bytes object handed to the one
  *                data_received per read batch -- sized by the ciphertext in the BIO, which
- *                the plaintext never exceeds -- one outgoing.read per flush); the app
- *                transport's write (one SSLObject write per transport.write, then the
+ *                the plaintext never exceeds -- one outgoing.read per flush; in the other
+ *                states, or paused, or a BufferedProtocol app: the incoming.write and
+ *                tls_session.c's dispatch on the state); _do_read, _do_write and
+ *                _process_outgoing (tls.h: tls_session.c installs them as methods); the
+ *                app transport's write (one SSLObject write per transport.write, then the
  *                flush). Per protocol, a tuple in its __dict__ caches the SSL object, the
  *                BIOs and the bound methods, so a record costs no method lookups.
- *   sslproto's Python: the handshake and its timeout, shutdown (close_notify) and its
- *                timeout, eof_received, abort, extra info, BufferedProtocol apps,
- *                writelines, the flow-control transitions (pause/resume called only when
- *                a watermark is crossed: checked here inline), every error path.
+ *   tls_session.c: the handshake, shutdown (close_notify), their timeouts, eof_received,
+ *                connection_made/lost (its header says what of those stays Python).
+ *   sslproto's Python: _do_read__buffered (BufferedProtocol apps), writelines, abort,
+ *                extra info, the flow-control transitions (pause/resume called only when
+ *                a watermark is crossed: checked here inline), _fatal_error.
  * Every fast path below checks its preconditions and otherwise calls the inherited
  * Python method, so behaviour is sslproto's by construction. */
 #include "tls.h"

@@ -9,9 +9,12 @@ import asyncio
 import contextvars
 import os
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
+import sys
+from asyncio import sslproto
 
 import pytest
 
@@ -374,3 +377,191 @@ def test_client_paused_and_buffered_apps(cert, tmp_path, proto):
         await rev_end(p, t, pr, n)
 
     run(main())
+
+
+# ---- the session in C (csrc/tls_session.c): handshake, shutdown, their timeouts, failures.
+# Each scenario runs on vigil's loop and on asyncio's own, and the two must agree.
+
+SESSION_METHODS = ("connection_made", "connection_lost", "eof_received", "_start_handshake", "_do_handshake",
+                   "_on_handshake_complete", "_check_handshake_timeout", "_start_shutdown", "_do_flush",
+                   "_do_shutdown", "_on_shutdown_complete", "_check_shutdown_timeout", "_abort",
+                   "_call_eof_received", "_do_read", "_do_write", "_process_outgoing", "_set_state",
+                   "_wakeup_waiter")
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 13), reason="the session is C on 3.11/3.12 (3.13 changed sslproto)")
+def test_session_is_c():
+    """The handshake, the shutdown and the state machine are tls_session.c's C functions
+    on the loop's protocol, and VIGIL_TLS=python still selects sslproto's own class."""
+    for name in SESSION_METHODS:
+        assert type(_loop._SSLProtocol.__dict__[name]).__name__ == "instancemethod", name
+        assert type(getattr(_loop._SSLProtocol, name)).__name__ == "builtin_function_or_method", name
+    old = os.environ.get("VIGIL_TLS")
+    os.environ["VIGIL_TLS"] = "python"
+    try:
+        assert _loop._ssl_protocol_class() is sslproto.SSLProtocol
+    finally:
+        if old is None:
+            del os.environ["VIGIL_TLS"]
+        else:
+            os.environ["VIGIL_TLS"] = old
+
+
+def collect_errors(loop):
+    """The loop's exception handler records (message, exception type) instead of logging."""
+    errors = []
+    loop.set_exception_handler(lambda lp, ctx: errors.append((ctx["message"], type(ctx.get("exception")).__name__)))
+    return errors
+
+
+def shutdown_timeout(crt, key, tmp_path, loop_factory):
+    """The client closes; s_server is stopped (SIGSTOP) so it never answers our close_notify:
+    after ssl_shutdown_timeout the transport is force-closed with TimeoutError, as asyncio's
+    _check_shutdown_timeout does. Returns what the protocol saw and the errors reported."""
+
+    async def main():
+        errors = collect_errors(asyncio.get_running_loop())
+        p, port = await s_server(crt, key, str(tmp_path / "msg"), "-rev")
+        t, pr = await asyncio.get_running_loop().create_connection(
+            Recorder, "127.0.0.1", port, ssl=client_ctx(crt), server_hostname="localhost", ssl_shutdown_timeout=0.3)
+        t.write(LINE)
+        while len(pr.data) < len(LINE):
+            await asyncio.sleep(0.01)
+        p.send_signal(signal.SIGSTOP)
+        try:
+            t.close()
+            assert t.is_closing()
+            exc = await asyncio.wait_for(pr.lost, 30)
+        finally:
+            p.send_signal(signal.SIGCONT)
+            p.kill()
+            await p.wait()
+        return type(exc).__name__, str(exc), [e[:2] for e in pr.events], errors
+
+    return run(main(), loop_factory)
+
+
+def test_shutdown_timeout(cert, tmp_path):
+    got = shutdown_timeout(*cert, tmp_path, vigil.new_event_loop)
+    assert got[:2] == ("TimeoutError", "SSL shutdown timed out")
+    assert got == shutdown_timeout(*cert, tmp_path, asyncio.new_event_loop)
+
+
+def server_closes(crt, key, tmp_path, loop_factory):
+    """s_server -www answers one HTTP request and closes the TLS session itself: its
+    close_notify reaches the client protocol as eof_received (sslproto's order: the data,
+    eof, lost(None)) and the client answers with its own close_notify."""
+
+    async def main():
+        p, port = await s_server(crt, key, str(tmp_path / "msg"), "-www")
+        t, pr = await asyncio.get_running_loop().create_connection(
+            Recorder, "127.0.0.1", port, ssl=client_ctx(crt), server_hostname="localhost")
+        t.write(b"GET / HTTP/1.0\r\n\r\n")
+        exc = await asyncio.wait_for(pr.lost, 30)
+        await p.stdout.read()
+        await p.wait()
+        return exc, bytes(pr.data[:15]), [e[:1] for e in pr.events], (tmp_path / "msg").read_text()
+
+    return run(main(), loop_factory)
+
+
+def test_peer_server_close_notify(cert, tmp_path):
+    exc, head, events, msg = server_closes(*cert, tmp_path, vigil.new_event_loop)
+    assert exc is None and head == b"HTTP/1.0 200 ok"
+    assert ">>> TLS 1.3, Alert [length 0002], warning close_notify" in msg  # s_server sent it
+    assert "<<< TLS 1.3, Alert [length 0002], warning close_notify" in msg  # and got ours back
+    theirs = server_closes(*cert, tmp_path, asyncio.new_event_loop)
+    assert (exc, head, events) == theirs[:3]
+
+
+def bad_cert_client(crt, key, other_crt, tmp_path, loop_factory):
+    """The client trusts another certificate than the one s_server presents: the
+    handshake fails, create_connection raises what asyncio raises (SSLCertVerificationError,
+    an OSError: not sent to the exception handler), and s_server sees the alert."""
+
+    async def main():
+        errors = collect_errors(asyncio.get_running_loop())
+        p, port = await s_server(crt, key, str(tmp_path / "msg"), "-rev")  # -rev: stdin unread
+        try:
+            await asyncio.get_running_loop().create_connection(
+                Recorder, "127.0.0.1", port, ssl=client_ctx(other_crt), server_hostname="localhost")
+        except Exception as e:  # noqa: BLE001 -- the exception is the result
+            got = type(e).__name__, getattr(e, "verify_message", None), isinstance(e, ssl.SSLError)
+        else:
+            got = None
+        await p.stdout.read()
+        await p.wait()
+        return got, errors
+
+    return run(main(), loop_factory)
+
+
+@pytest.fixture(scope="module")
+def other_cert(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tls-other")
+    crt, key = str(d / "c.pem"), str(d / "k.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", key, "-out", crt, "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost"], check=True, capture_output=True)
+    return crt, key
+
+
+def test_failed_handshake_bad_cert_client(cert, other_cert, tmp_path):
+    got = bad_cert_client(*cert, other_cert[0], tmp_path, vigil.new_event_loop)
+    assert got[0] == ("SSLCertVerificationError", "self-signed certificate", True)
+    assert got == bad_cert_client(*cert, other_cert[0], tmp_path, asyncio.new_event_loop)
+
+
+def bad_cert_server(crt, key, other_crt, tmp_path, loop_factory, debug=False):
+    """The server requires a client certificate; s_client offers none: the server's
+    handshake fails. No protocol callback runs (connection_made comes only after the
+    handshake), the failure goes where asyncio sends it, and s_client exits non-zero."""
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        loop.set_debug(debug)
+        errors = collect_errors(loop)
+        protos = []
+        ctx = server_ctx(crt, key)
+        ctx.verify_mode = ssl.CERT_REQUIRED
+        ctx.load_verify_locations(other_crt)
+        srv = await loop.create_server(lambda: protos.append(Recorder()) or protos[-1], "127.0.0.1", 0, ssl=ctx)
+        port = srv.sockets[0].getsockname()[1]
+        rc, out, err = await s_client(port, crt, str(tmp_path / "msg"), stdin=b"x\n")
+        for _ in range(100):  # the server's side of the failure lands a turn or two later
+            await asyncio.sleep(0.01)
+        srv.close()
+        await srv.wait_closed()
+        return rc != 0, [p.events for p in protos], errors
+
+    return run(main(), loop_factory)
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
+def test_failed_handshake_server_requires_cert(cert, other_cert, tmp_path, debug):
+    got = bad_cert_server(*cert, other_cert[0], tmp_path, vigil.new_event_loop, debug)
+    assert got[0] and got[1] == [[]]
+    assert got == bad_cert_server(*cert, other_cert[0], tmp_path, asyncio.new_event_loop, debug)
+
+
+def debug_roundtrip(crt, key, tmp_path, loop_factory):
+    """In debug mode sslproto's Python does the handshake's log and timing (tls_session.c
+    hands it the whole step): a round trip and close against s_server -rev still match."""
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        loop.set_debug(True)
+        p, port = await s_server(crt, key, str(tmp_path / "msg"), "-rev")
+        t, pr = await loop.create_connection(Recorder, "127.0.0.1", port, ssl=client_ctx(crt),
+                                             server_hostname="localhost")
+        t.write(LINE)
+        await rev_end(p, t, pr, 1)
+        return [e[:1] for e in pr.events]
+
+    return run(main(), loop_factory)
+
+
+def test_debug_mode_roundtrip(cert, tmp_path):
+    got = debug_roundtrip(*cert, tmp_path, vigil.new_event_loop)
+    assert got == [("made",), ("eof",), ("lost",)]
+    assert got == debug_roundtrip(*cert, tmp_path, asyncio.new_event_loop)
