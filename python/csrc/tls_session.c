@@ -187,10 +187,11 @@ static int do_handshake(PyObject *proto)
     return rc;
 }
 
-/* The failed handshake's report, sslproto's own: _on_handshake_complete(exc) with the
- * timeout handle already cleared (it skips that step) -- state UNWRAPPED, the message,
- * _fatal_error, the waiter's exception. */
-static int handshake_failed(PyObject *proto, PyObject *exc)
+/* sslproto's own _on_handshake_complete(exc), the timeout handle already cleared (it
+ * skips that step): for a failed handshake's report (state UNWRAPPED, the message,
+ * _fatal_error, the waiter's exception) and, with exc None, in debug mode (its log line
+ * with the handshake's duration). */
+static int py_handshake_complete(PyObject *proto, PyObject *exc)
 {
     PyObject *r = PyObject_CallFunctionObjArgs(S.base_on_handshake_complete, proto, exc, NULL);
     if (!r)
@@ -205,12 +206,12 @@ static int on_handshake_complete(PyObject *proto, PyObject *exc)
     if (cancel_handle(proto, S.s_hs_handle) < 0)
         return -1;
     if (exc && exc != Py_None)
-        return handshake_failed(proto, exc);
+        return py_handshake_complete(proto, exc);
     int dbg = debug_on(proto);
     if (dbg < 0)
         return -1;
     if (dbg) /* the log line with the handshake's duration: sslproto's */
-        return handshake_failed(proto, Py_None);
+        return py_handshake_complete(proto, Py_None);
     PyObject *sslobj = GS(proto, s_sslobj), *inner = NULL, *peercert = NULL;
     if (!sslobj)
         return -1;
@@ -221,7 +222,7 @@ static int on_handshake_complete(PyObject *proto, PyObject *exc)
         if (vpy_exc_escapes() || !PyErr_ExceptionMatches(PyExc_Exception))
             goto out;
         PyObject *e = vpy_fetch_exc();
-        rc = handshake_failed(proto, e);
+        rc = py_handshake_complete(proto, e);
         Py_DECREF(e);
         goto out;
     }
