@@ -10,6 +10,8 @@
  *   io.c        readers and writers (add_reader/add_writer)
  *   loop.c      the Loop type: create/close, call_soon/call_later/call_at
  *   stream.c    the stream socket transport's read/write path (TransportIO)
+ *   transport_new.c  making a stream transport (the SocketTransport shell, its
+ *               TransportIO, extra info, server attach, connection_made queued)
  *   mq.c        vigil's POSIX message queues for the loop (MQ; vigil.mq's core)
  *   proc.c      child processes by vigil_proc, exit by pidfd (Process; the subprocess
  *               transport's core, its pipes the stream transport's sockets)
