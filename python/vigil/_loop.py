@@ -902,7 +902,7 @@ class _SocketShell(transports._FlowControlMixin):
     __slots__ = ()
 
     def _state(self):
-        """"closed", "closing" or "open" (for __repr__)."""
+        """The state __repr__ shows: "closed", "closing" or "open"."""
         if self._sock is None:
             return "closed"
         return "closing" if self._io.is_closing() else "open"
