@@ -4,6 +4,8 @@
  * Layers (each calls only downward; a handle kind above the core reaches the loop only
  * through this header and its ops):
  *   module.c             the module: state, types, exec slot
+ *   transport_new.c      making a stream transport (the SocketTransport shell and its
+ *                        TransportIO), for the accept path and _make_socket_transport
  *   stream.c             the stream socket transport (TransportIO): kind STREAM
  *   mq.c, proc.c         message queues (MQ): kind MQ; children (Process): kind PROC
  *   file.c               file requests through vigil's file engine (FileIO): kind FILE
@@ -154,6 +156,20 @@ vigil_sock *vpy_sock_open_dup(LoopObject *l, int fd, void *data);
  * (dgram.c: datagram-sized buffers). */
 vigil_sock *vpy_sock_dup_open(LoopObject *l, int fd, void *data);
 void vpy_stream_bufs_free(LoopObject *l); /* stream.c: the send buffers, when the loop is freed */
+/* stream.c: a new TransportIO on sock (its fd given) for shell, calling protocol's
+ * callbacks (buffered: a BufferedProtocol's) in a copy of the current context. NULL with
+ * the exception set (RuntimeError if the loop is closed). */
+PyObject *vpy_tio_create(LoopObject *l, PyObject *sock, int fd, PyObject *shell, PyObject *protocol, int buffered);
+
+/* transport_new.c: a new vigil._loop.SocketTransport as its __init__ would make it
+ * (extra info, TCP_NODELAY, its TransportIO, server._attach, loop._transports,
+ * connection_made and the first read queued; waiter's result queued if not None). type
+ * and proto: the socket's, if the caller knows them, else -1. extra and server may be
+ * None. NULL with the exception set. */
+PyObject *vpy_transport_new(LoopObject *l, PyObject *sock, int fd, int type, int proto, PyObject *protocol,
+                            PyObject *waiter, PyObject *extra, PyObject *server);
+/* True if cls is the shell class vpy_transport_new makes (registered by vigil._loop). */
+int vpy_transport_is_shell(vpy_state *st, PyObject *cls);
 
 /* io.c */
 void vpy_fdwatch_table_free(LoopObject *l);

@@ -10,6 +10,8 @@
  *   io.c        readers and writers (add_reader/add_writer)
  *   loop.c      the Loop type: create/close, call_soon/call_later/call_at
  *   stream.c    the stream socket transport's read/write path (TransportIO)
+ *   transport_new.c  making a stream transport (the SocketTransport shell, its
+ *               TransportIO, extra info, server attach, connection_made queued)
  *   mq.c        vigil's POSIX message queues for the loop (MQ; vigil.mq's core)
  *   proc.c      child processes by vigil_proc, exit by pidfd (Process; the subprocess
  *               transport's core, its pipes the stream transport's sockets)
@@ -82,7 +84,7 @@ static int mod_exec(PyObject *m)
         vpy_tls_add(m, st) < 0 || vpy_tls_session_add(m, st) < 0 ||
         vpy_mq_type_add(m, st) < 0 || vpy_proc_type_add(m, st) < 0 ||
         vpy_file_type_add(m, st) < 0 || vpy_server_type_add(m, st) < 0 ||
-        vpy_dgram_type_add(m, st) < 0 || vpy_sock_add(m, st) < 0)
+        vpy_dgram_type_add(m, st) < 0 || vpy_sock_add(m, st) < 0 || vpy_trnew_add(m, st) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "libvigil_version", vigil_version_string());
 }
@@ -102,7 +104,7 @@ static int mod_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->sockcall_type);
     Py_VISIT(st->socket_type);
     Py_VISIT(st->sock_context);
-    return 0;
+    return vpy_trnew_traverse(st, visit, arg);
 }
 
 static int mod_clear(PyObject *m)
@@ -120,12 +122,14 @@ static int mod_clear(PyObject *m)
     Py_CLEAR(st->sockcall_type);
     Py_CLEAR(st->socket_type);
     Py_CLEAR(st->sock_context);
+    vpy_trnew_clear(st, 0);
     return 0;
 }
 
 static void mod_free(void *m)
 {
     mod_clear(m);
+    vpy_trnew_clear(PyModule_GetState(m), 1);
 }
 
 static PyModuleDef_Slot mod_slots[] = {

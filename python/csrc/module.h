@@ -27,6 +27,7 @@ typedef struct vpy_state {
     PyTypeObject *sockcall_type;   /* vigil._core.SockCall (sock.c) */
     PyObject *socket_type;         /* socket.socket (sock.c: the plain socket's fast path) */
     PyObject *sock_context;        /* sock.c: an empty contextvars.Context its waits run in */
+    struct vpy_trnew *trnew;       /* transport_new.c: the stream shell class, names (PyMem) */
 } vpy_state;
 
 extern struct PyModuleDef vpy_moduledef;
@@ -82,5 +83,8 @@ int vpy_dgram_type_add(PyObject *m, vpy_state *st);   /* dgram.c */
 int vpy_tls_add(PyObject *m, vpy_state *st);          /* tls.c */
 int vpy_tls_session_add(PyObject *m, vpy_state *st);  /* tls_session.c */
 int vpy_sock_add(PyObject *m, vpy_state *st);         /* sock.c */
+int vpy_trnew_add(PyObject *m, vpy_state *st);        /* transport_new.c */
+int vpy_trnew_traverse(vpy_state *st, visitproc visit, void *arg);
+void vpy_trnew_clear(vpy_state *st, int free_it); /* free_it: also the names (module freed) */
 
 #endif

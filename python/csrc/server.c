@@ -8,8 +8,9 @@
  *   - wraps the fd in a socket.socket (non-blocking, as asyncio's accept leaves it),
  *   - in a copy of the context captured when serving started (asyncio's accept runs in a
  *     Task of a copy of the reader's context): calls the protocol factory, then makes the
- *     transport (vigil._loop.SocketTransport: the C stream transport of stream.c, whose
- *     __init__ queues connection_made and the first read, and attaches to the server).
+ *     transport (vigil._loop.SocketTransport, built in C by transport_new.c as its
+ *     __init__ would: the C stream transport of stream.c, connection_made and the
+ *     first read queued, attached to the server; another transport class is called).
  * A factory or transport that raises closes the connection and is reported through the
  * `errors` hook (vigil._loop: asyncio reports it in debug mode only); SystemExit and
  * KeyboardInterrupt escape, as from any callback.
@@ -243,7 +244,9 @@ static int accept_one(ListenerObject *L, int fd)
     int rc = 0;
     PyObject *protocol = PyObject_CallNoArgs(L->factory);
     PyObject *tr = NULL;
-    if (protocol)
+    if (protocol && vpy_transport_is_shell(L->loop->st, L->tr_cls))
+        tr = vpy_transport_new(L->loop, sock, fd, L->type, L->proto, protocol, Py_None, Py_None, L->server);
+    else if (protocol)
         tr = PyObject_CallFunctionObjArgs(L->tr_cls, (PyObject *)L->loop, sock, protocol, Py_None, Py_None,
                                           L->server, NULL);
     if (!tr) {

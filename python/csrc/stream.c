@@ -898,6 +898,43 @@ static const struct vpy_handle_ops stream_ops = {
 
 /* ------------------------------------------------------------ the type */
 
+static int set_protocol(TransportObject *t, PyObject *protocol, int buffered);
+
+PyObject *vpy_tio_create(LoopObject *l, PyObject *sock, int fd, PyObject *shell, PyObject *protocol, int buffered)
+{
+    if (!l->vl || l->closed) {
+        PyErr_SetString(PyExc_RuntimeError, "Event loop is closed");
+        return NULL;
+    }
+    PyTypeObject *type = l->st->stream_type;
+    TransportObject *t = (TransportObject *)type->tp_alloc(type, 0);
+    if (!t)
+        return NULL;
+    vpy_handle_init(&t->lh, &stream_ops);
+    Py_INCREF(l);
+    t->loop = l;
+    Py_INCREF(sock);
+    t->sock = sock;
+    Py_INCREF(shell);
+    t->shell = shell;
+    t->high = 64 * 1024;
+    t->low = 16 * 1024;
+    t->context = PyContext_CopyCurrent();
+    if (!t->context || set_protocol(t, protocol, buffered) < 0) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    vigil_sock *vs = vpy_sock_open_dup(l, fd, t);
+    if (!vs) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    t->vs = vs;
+    vpy_handle_start(l, &t->lh);
+    return (PyObject *)t;
+}
+
+/* TransportIO(loop, sock, shell, protocol, buffered) */
 static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     PyObject *loop, *sock, *shell, *protocol;
@@ -907,45 +944,10 @@ static PyObject *tio_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     if (!PyArg_ParseTuple(args, "O!OOOp", st->loop_type, &loop, &sock, &shell, &protocol, &buffered))
         return NULL;
-    LoopObject *l = (LoopObject *)loop;
-    if (!l->vl || l->closed) {
-        PyErr_SetString(PyExc_RuntimeError, "Event loop is closed");
-        return NULL;
-    }
     int fd = PyObject_AsFileDescriptor(sock);
     if (fd < 0)
         return NULL;
-    TransportObject *t = (TransportObject *)type->tp_alloc(type, 0);
-    if (!t)
-        return NULL;
-    vpy_handle_init(&t->lh, &stream_ops);
-    Py_INCREF(loop);
-    t->loop = l;
-    Py_INCREF(sock);
-    t->sock = sock;
-    Py_INCREF(shell);
-    t->shell = shell;
-    t->high = 64 * 1024;
-    t->low = 16 * 1024;
-    t->context = PyContext_CopyCurrent();
-    if (!t->context) {
-        Py_DECREF(t);
-        return NULL;
-    }
-    PyObject *r = PyObject_CallMethod((PyObject *)t, "_set_protocol", "Oi", protocol, buffered);
-    if (!r) {
-        Py_DECREF(t);
-        return NULL;
-    }
-    Py_DECREF(r);
-    vigil_sock *vs = vpy_sock_open_dup(l, fd, t);
-    if (!vs) {
-        Py_DECREF(t);
-        return NULL;
-    }
-    t->vs = vs;
-    vpy_handle_start(l, &t->lh);
-    return (PyObject *)t;
+    return vpy_tio_create((LoopObject *)loop, sock, fd, shell, protocol, buffered);
 }
 
 static int tio_traverse(TransportObject *t, visitproc visit, void *arg)
@@ -993,24 +995,22 @@ static void tio_dealloc(TransportObject *t)
     vpy_dealloc_end((PyObject *)t);
 }
 
-static PyObject *m_set_protocol(TransportObject *t, PyObject *args)
+/* The protocol whose callbacks the transport calls (its bound methods taken once).
+ * 0, or -1 with the exception set (nothing changed). */
+static int set_protocol(TransportObject *t, PyObject *protocol, int buffered)
 {
-    PyObject *protocol;
-    int buffered;
-    if (!PyArg_ParseTuple(args, "Op", &protocol, &buffered))
-        return NULL;
     PyObject *dr = NULL, *gb = NULL, *bu = NULL;
     if (buffered) {
         gb = PyObject_GetAttrString(protocol, "get_buffer");
         bu = gb ? PyObject_GetAttrString(protocol, "buffer_updated") : NULL;
         if (!bu) {
             Py_XDECREF(gb);
-            return NULL;
+            return -1;
         }
     } else {
         dr = PyObject_GetAttrString(protocol, "data_received");
         if (!dr)
-            return NULL;
+            return -1;
     }
     Py_INCREF(protocol);
     Py_XSETREF(t->protocol, protocol);
@@ -1021,6 +1021,17 @@ static PyObject *m_set_protocol(TransportObject *t, PyObject *args)
         t->flags |= TF_BUFFERED;
     else
         t->flags &= ~TF_BUFFERED;
+    return 0;
+}
+
+static PyObject *m_set_protocol(TransportObject *t, PyObject *args)
+{
+    PyObject *protocol;
+    int buffered;
+    if (!PyArg_ParseTuple(args, "Op", &protocol, &buffered))
+        return NULL;
+    if (set_protocol(t, protocol, buffered) < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 

@@ -576,7 +576,7 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
 
     def _make_socket_transport(self, sock, protocol, waiter=None, *, extra=None, server=None):
         self._ensure_fd_no_transport(sock)
-        return SocketTransport(self, sock, protocol, waiter, extra, server)
+        return _core._stream_transport(self, sock, protocol, waiter, extra, server)  # a SocketTransport
 
     def _make_ssl_transport(self, rawsock, protocol, sslcontext, waiter=None, *, server_side=False,
                             server_hostname=None, extra=None, server=None,
@@ -888,7 +888,8 @@ class Loop(_core.Loop, base_events.BaseEventLoop):
 
 
 def _adopt_socket(transport, sock):
-    """What both socket transports record of their socket (asyncio's extra info)."""
+    """What a socket transport records of its socket (asyncio's extra info). The stream
+    transport does the same in C (csrc/transport_new.c)."""
     extra = transport._extra
     extra["socket"] = trsock.TransportSocket(sock)
     try:
@@ -904,90 +905,27 @@ def _adopt_socket(transport, sock):
     transport._sock_fd = sock.fileno()
 
 
-def _report_fatal(transport, exc, message):
-    """A transport's fatal error as asyncio reports it: an OSError is logged in debug mode,
-    anything else goes to the loop's exception handler. The caller closes the transport."""
-    if isinstance(exc, OSError):
-        if transport._loop.get_debug():
-            logger.debug("%r: %s", transport, message, exc_info=True)
-    else:
-        transport._loop.call_exception_handler({"message": message, "exception": exc, "transport": transport,
-                                                "protocol": transport._protocol})
+class _SocketShell(transports._FlowControlMixin):
+    """What the two socket transports' Python shells share: the C object in self._io does
+    the I/O (TransportIO, DgramIO: the same close/_force_close/_detach/_set_limits
+    calls), the shell holds the socket, the protocol and asyncio's flow-control state,
+    and does the rare work (errors, connection_lost)."""
 
+    __slots__ = ()
 
-class SocketTransport(transports._FlowControlMixin, transports.Transport):
-    """A stream socket's transport. Its read/write path (a vigil completion socket on a
-    dup of the fd: receives into the loop's buffer pool, sends that complete) is the C object
-    in self._io (vigil._core.TransportIO); this shell gives it asyncio's class
-    hierarchy and does the rare work (errors, connection_lost, flow-control calls)."""
-
-    # _io in a slot: the hot methods (write, is_closing, ...) are C method descriptors
-    # of this class that read it at a fixed offset (TransportIO._bind_shell, below the class)
-    __slots__ = ("_io", "__dict__", "__weakref__")
-
-    _start_tls_compatible = True
-    _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
-
-    def __init__(self, loop, sock, protocol, waiter=None, extra=None, server=None):
-        super().__init__(extra, loop)
-        _adopt_socket(self, sock)
-        self._server = server
-        self._protocol = protocol
-        self._empty_waiter = None
-        base_events._set_nodelay(sock)
-        io = self._io = _core.TransportIO(loop, sock, self, protocol,
-                                          isinstance(protocol, protocols.BufferedProtocol))
-        io._set_limits(self._high_water, self._low_water)
-        if server is not None:
-            if sys.version_info >= (3, 13):
-                server._attach(self)
-            else:
-                server._attach()
-        loop._transports[self._sock_fd] = self
-        loop.call_soon(protocol.connection_made, self)
-        loop.call_soon(io._start_reading)
-        if waiter is not None:
-            loop.call_soon(futures._set_result_unless_cancelled, waiter, None)
-
-    def __repr__(self):
-        info = [self.__class__.__name__]
+    def _state(self):
+        """The state __repr__ shows: "closed", "closing" or "open"."""
         if self._sock is None:
-            info.append("closed")
-        elif self._io.is_closing():
-            info.append("closing")
-        info.append(f"fd={self._sock_fd}")
-        if self._sock is not None and self._loop is not None and not self._loop.is_closed():
-            info.append("read=" + ("polling" if self._io.is_reading() else "idle"))
-            info.append(f"write=<bufsize={self._io.get_write_buffer_size()}>")
-        return "<{}>".format(" ".join(info))
+            return "closed"
+        return "closing" if self._io.is_closing() else "open"
 
     def get_protocol(self):
         return self._protocol
-
-    def set_protocol(self, protocol):
-        # A pause belongs to the protocol that was told: the new one starts unpaused and is
-        # paused by its own first write over the high-water mark. Keeping the flag would
-        # send it a resume_writing() without a pause_writing() when the buffer drains;
-        # here sends stay in the ring until their completions, so a transport is paused
-        # far more often than the selector loop's when start_tls swaps in its SSLProtocol
-        # (whose resume_writing asserts it was paused: CPython's test_ssl start_tls tests).
-        self._protocol = protocol
-        self._protocol_paused = False
-        self._io._set_protocol(protocol, isinstance(protocol, protocols.BufferedProtocol))
 
     def set_write_buffer_limits(self, high=None, low=None):
         self._set_write_buffer_limits(high=high, low=low)
         self._io._set_limits(self._high_water, self._low_water)
         self._maybe_pause_protocol()
-
-    def writelines(self, list_of_data):
-        self._io.write(b"".join(list_of_data))
-
-    def write_eof(self):
-        self._io.write_eof()
-
-    def can_write_eof(self):
-        return True
 
     def close(self):
         self._io.close()
@@ -1005,17 +943,90 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
             self._sock.close()
 
     def _fatal_error(self, exc, message="Fatal error on transport"):
-        _report_fatal(self, exc, message)
+        """A fatal error as asyncio reports it: an OSError is logged in debug mode,
+        anything else goes to the loop's exception handler; then the transport closes."""
+        if isinstance(exc, OSError):
+            if self._loop.get_debug():
+                logger.debug("%r: %s", self, message, exc_info=True)
+        else:
+            self._loop.call_exception_handler({"message": message, "exception": exc, "transport": self,
+                                               "protocol": self._protocol})
         self._io._force_close(exc)
+
+    def _lost_write(self, n):
+        if n >= constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES:
+            logger.warning("socket.send() raised exception.")
+
+    def _call_connection_lost(self, exc):
+        try:
+            self._protocol.connection_lost(exc)
+        finally:
+            self._io._detach()
+            self._sock.close()
+            self._sock = None
+            self._protocol = None
+            self._loop = None
+            self._lost()
+
+    def _lost(self):
+        """After connection_lost: what the transport lets go of beside its socket."""
+
+
+class SocketTransport(_SocketShell, transports.Transport):
+    """A stream socket's transport. Its read/write path (a vigil completion socket on a
+    dup of the fd: receives into the loop's buffer pool, sends that complete) is the C object
+    in self._io (vigil._core.TransportIO); this shell gives it asyncio's class
+    hierarchy and does the rare work (errors, connection_lost, flow-control calls).
+
+    It is built in C (csrc/transport_new.c: the extra info, TCP_NODELAY, the TransportIO,
+    server._attach, loop._transports, connection_made and the first read queued) by the
+    accept path and _make_socket_transport, and by __init__ for any other caller."""
+
+    # _io in a slot: the hot methods (write, is_closing, ...) are C method descriptors
+    # of this class that read it at a fixed offset (TransportIO._bind_shell, below the class)
+    __slots__ = ("_io", "__dict__", "__weakref__")
+
+    _start_tls_compatible = True
+    _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
+
+    def __init__(self, loop, sock, protocol, waiter=None, extra=None, server=None):
+        _core._stream_transport_init(self, loop, sock, protocol, waiter, extra, server)
+
+    def __repr__(self):
+        info = [self.__class__.__name__]
+        state = self._state()
+        if state != "open":
+            info.append(state)
+        info.append(f"fd={self._sock_fd}")
+        if self._sock is not None and self._loop is not None and not self._loop.is_closed():
+            info.append("read=" + ("polling" if self._io.is_reading() else "idle"))
+            info.append(f"write=<bufsize={self._io.get_write_buffer_size()}>")
+        return "<{}>".format(" ".join(info))
+
+    def set_protocol(self, protocol):
+        # A pause belongs to the protocol that was told: the new one starts unpaused and is
+        # paused by its own first write over the high-water mark. Keeping the flag would
+        # send it a resume_writing() without a pause_writing() when the buffer drains;
+        # here sends stay in the ring until their completions, so a transport is paused
+        # far more often than the selector loop's when start_tls swaps in its SSLProtocol
+        # (whose resume_writing asserts it was paused: CPython's test_ssl start_tls tests).
+        self._protocol = protocol
+        self._protocol_paused = False
+        self._io._set_protocol(protocol, isinstance(protocol, protocols.BufferedProtocol))
+
+    def writelines(self, list_of_data):
+        self._io.write(b"".join(list_of_data))
+
+    def write_eof(self):
+        self._io.write_eof()
+
+    def can_write_eof(self):
+        return True
 
     def _write_error(self, exc):
         if self._empty_waiter is not None:
             self._empty_waiter.set_exception(exc)
         self._fatal_error(exc, "Fatal write error on socket transport")
-
-    def _lost_write(self, n):
-        if n >= constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES:
-            logger.warning("socket.send() raised exception.")
 
     def _eof_received(self):
         if self._loop.get_debug():
@@ -1037,22 +1048,14 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
         if self._empty_waiter is not None:
             self._empty_waiter.set_result(None)
 
-    def _call_connection_lost(self, exc):
-        try:
-            self._protocol.connection_lost(exc)
-        finally:
-            self._io._detach()
-            self._sock.close()
-            self._sock = None
-            self._protocol = None
-            self._loop = None
-            server = self._server
-            if server is not None:
-                if sys.version_info >= (3, 13):
-                    server._detach(self)
-                else:
-                    server._detach()
-                self._server = None
+    def _lost(self):
+        server = self._server
+        if server is not None:
+            if sys.version_info >= (3, 13):
+                server._detach(self)
+            else:
+                server._detach()
+            self._server = None
 
     def _make_empty_waiter(self):
         if self._empty_waiter is not None:
@@ -1069,9 +1072,11 @@ class SocketTransport(transports._FlowControlMixin, transports.Transport):
 
 
 _core.TransportIO._bind_shell(SocketTransport)
+_core._stream_shell(SocketTransport, trsock.TransportSocket, protocols.BufferedProtocol,
+                    futures._set_result_unless_cancelled)
 
 
-class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransport):
+class _DatagramTransport(_SocketShell, transports.DatagramTransport):
     """UDP and Unix datagram sockets. The receive/send path is the C object in self._io
     (vigil._core.DgramIO: vigil's datagram receive stream on a dup of the fd, sendto tried
     at once and queued on vigil when it would block); this shell gives it asyncio's class
@@ -1098,25 +1103,16 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
             loop.call_soon(futures._set_result_unless_cancelled, waiter, None)
 
     def __repr__(self):
-        state = "closed" if self._sock is None else ("closing" if self._io.is_closing() else "open")
-        return f"<{type(self).__name__} fd={self._sock_fd} {state}>"
+        return f"<{type(self).__name__} fd={self._sock_fd} {self._state()}>"
 
     def _start_reading(self):
         if not self._io.is_closing():
             self._io._start_reading()
 
-    def get_protocol(self):
-        return self._protocol
-
     def set_protocol(self, protocol):
         self._protocol = protocol
         self._protocol_paused = False  # as SocketTransport.set_protocol: the pause was the old one's
         self._io._set_protocol(protocol)
-
-    def set_write_buffer_limits(self, high=None, low=None):
-        self._set_write_buffer_limits(high=high, low=low)
-        self._io._set_limits(self._high_water, self._low_water)
-        self._maybe_pause_protocol()
 
     def is_closing(self):
         return self._io.is_closing()
@@ -1127,33 +1123,10 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
     def sendto(self, data, addr=None):
         self._io.sendto(data, addr)
 
-    def abort(self):
-        self._io._force_close(None)
-
-    def close(self):
-        self._io.close()
-
-    def _force_close(self, exc):
-        self._io._force_close(exc)
-
-    def __del__(self, _warn=warnings.warn):
-        if getattr(self, "_sock", None) is not None:
-            _warn(f"unclosed transport {self!r}", ResourceWarning, source=self)
-            self._io._detach()
-            self._sock.close()
-
-    def _fatal_error(self, exc, message="Fatal error on transport"):
-        _report_fatal(self, exc, message)
-        self._io._force_close(exc)
-
     def _callback_error(self, exc):
         """A protocol callback run by the C path raised: as a Handle's exception."""
         self._loop.call_exception_handler({"message": f"Exception in callback of {self!r}", "exception": exc,
                                            "transport": self, "protocol": self._protocol})
-
-    def _lost_write(self, n):
-        if n >= constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES:
-            logger.warning("socket.send() raised exception.")
 
     def _sendto_slow(self, data, addr):
         """An address the C path does not parse: a host name (resolved, as the socket module
@@ -1178,16 +1151,6 @@ class _DatagramTransport(transports._FlowControlMixin, transports.DatagramTransp
             raise
         except BaseException as exc:
             self._fatal_error(exc, "Fatal write error on datagram transport")
-
-    def _call_connection_lost(self, exc):
-        try:
-            self._protocol.connection_lost(exc)
-        finally:
-            self._io._detach()
-            self._sock.close()
-            self._sock = None
-            self._protocol = None
-            self._loop = None
 
 
 class EventLoopPolicy(asyncio.DefaultEventLoopPolicy):
