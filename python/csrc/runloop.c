@@ -197,7 +197,15 @@ static int mid_turn(LoopObject *l)
  * 1000 x 4 KiB, 5 alternated pairs: protocol 1.11-1.37x the requests/s at 0.70-0.87x
  * the CPU per request, streams 1.11-1.24x at 0.81-0.90x; 100 connections unchanged
  * within the spread. (Under a heavily shared CPU, the client woken once per batch
- * instead of once per pass cost more than this saved: 0.97-1.26x the CPU.) */
+ * instead of once per pass cost more than this saved: 0.97-1.26x the CPU.)
+ * The full lab run of 2 Dec 2026 (quiet machine, 4 alternated rounds) with 64: 1000 x
+ * 4 KiB streams 0.99x uvloop's requests/s (0.94x on uring, 0.99x on epoll), protocol
+ * 1.14x (epoll; 0.96x on uring) at 0.77x its CPU per request (uring). Tried by hand the same day, 1000 x 4 KiB
+ * on uring, 5 alternated rounds, medians vs uvloop, but with other benchmarks sharing the
+ * 2 CPUs (load 4-6, rounds spread up to 2x): streams 16 0.91x, 32 0.98x, 64 0.94x,
+ * 256 0.92x, none 1.12x, a 128 KiB byte threshold 0.98x; protocol 0.90x, 0.99x, 0.92x,
+ * 0.96x, 0.83x, 1.00x; CPU per request lowest with none or 256 (0.63-0.79x), as under
+ * load before. No setting stood out of the spread, so 64 stays. */
 int vpy_run_ready(LoopObject *l)
 {
     size_t n = l->ready.len;
