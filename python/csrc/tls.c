@@ -733,6 +733,27 @@ fail:
     return fatal(proto);
 }
 
+/* {name: method} for each entry of defs, as instance methods (so a class attribute set
+ * from it binds self like a Python function): what _tls_init and _tls_session_init return. */
+PyObject *vpy_tls_method_dict(PyMethodDef *defs)
+{
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    for (PyMethodDef *def = defs; def->ml_name; def++) {
+        PyObject *f = PyCFunction_NewEx(def, NULL, NULL);
+        PyObject *im = f ? PyInstanceMethod_New(f) : NULL;
+        Py_XDECREF(f);
+        if (!im || PyDict_SetItemString(d, def->ml_name, im) < 0) {
+            Py_XDECREF(im);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(im);
+    }
+    return d;
+}
+
 static PyMethodDef fast_defs[] = {
     {"get_buffer", (PyCFunction)(void (*)(void))tls_get_buffer, METH_FASTCALL, NULL},
     {"buffer_updated", (PyCFunction)(void (*)(void))tls_buffer_updated, METH_FASTCALL, NULL},
@@ -774,21 +795,7 @@ static PyObject *mod_tls_init(PyObject *m, PyObject *args)
     Py_XSETREF(T.base_buffer_updated, Py_NewRef(bu));
     Py_XSETREF(T.base_get_buffer, Py_NewRef(gb));
     Py_XSETREF(T.base_write_appdata, Py_NewRef(wa));
-    PyObject *d = PyDict_New();
-    if (!d)
-        return NULL;
-    for (PyMethodDef *def = fast_defs; def->ml_name; def++) {
-        PyObject *f = PyCFunction_NewEx(def, NULL, NULL);
-        PyObject *im = f ? PyInstanceMethod_New(f) : NULL;
-        Py_XDECREF(f);
-        if (!im || PyDict_SetItemString(d, def->ml_name, im) < 0) {
-            Py_XDECREF(im);
-            Py_DECREF(d);
-            return NULL;
-        }
-        Py_DECREF(im);
-    }
-    return d;
+    return vpy_tls_method_dict(fast_defs);
 }
 
 static PyMethodDef tls_mod_defs[] = {

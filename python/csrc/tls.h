@@ -29,6 +29,8 @@ int vpy_tls_do_write(PyObject *proto);
  * seen, the outgoing flushed, the incoming watermarks; errors go to _fatal_error as
  * sslproto's do (only SystemExit/KeyboardInterrupt return -1). */
 int vpy_tls_do_read(PyObject *proto);
+/* {name: instance method} for each entry of defs (a new reference, or NULL). */
+PyObject *vpy_tls_method_dict(PyMethodDef *defs);
 
 /* tls_session.c ------------------------------------------------------------------------ */
 /* After buffer_updated wrote the ciphertext into the incoming BIO outside the fast path:

@@ -742,21 +742,7 @@ static PyObject *mod_tls_session_init(PyObject *m, PyObject *args)
     Py_XSETREF(S.ssl_error, Py_NewRef(sslerr));
     Py_XSETREF(S.again, Py_NewRef(again));
     Py_XSETREF(S.logger, Py_NewRef(logger));
-    PyObject *d = PyDict_New();
-    if (!d)
-        return NULL;
-    for (PyMethodDef *def = session_defs; def->ml_name; def++) {
-        PyObject *f = PyCFunction_NewEx(def, NULL, NULL);
-        PyObject *im = f ? PyInstanceMethod_New(f) : NULL;
-        Py_XDECREF(f);
-        if (!im || PyDict_SetItemString(d, def->ml_name, im) < 0) {
-            Py_XDECREF(im);
-            Py_DECREF(d);
-            return NULL;
-        }
-        Py_DECREF(im);
-    }
-    return d;
+    return vpy_tls_method_dict(session_defs);
 }
 
 static PyMethodDef session_mod_defs[] = {
