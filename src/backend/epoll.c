@@ -279,9 +279,23 @@ static inline __attribute__((always_inline)) int epoll_turn(vigil_loop *loop, co
     return turn_full(loop, state, w);
 }
 
-static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
+static __attribute__((noinline)) int run_general(vigil_loop *loop, enum vigil_run_mode mode)
 {
     return vigil__run(loop, mode, epoll_turn, false);
+}
+
+/* The plain non-blocking turn (turn.h) is tested first, ahead of the general run, so
+ * that its path (a few loads, the epoll_wait, a return) is not charged the general run's
+ * register saves; everything else tail-calls run_general. */
+static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
+{
+    struct epoll_state *state = loop->bk;
+    if (mode == VIGIL_RUN_NOWAIT && vigil__turn_plain(loop) && !state->rebuild) {
+        vigil__plain_begin(loop);
+        int n = vigil__epoll_wait(state->epfd, state->evs, VIGIL__EV_CAP, 0);
+        return vigil__plain_end(loop, n > 0 ? collect(loop, state, n) : n);
+    }
+    return run_general(loop, mode);
 }
 
 /* vigil closes fd next (its watchers have stopped, so slot->wanted is 0; the stop is
