@@ -163,9 +163,20 @@ static inline __attribute__((always_inline)) int be_turn(vigil_loop *loop, const
     return out;
 }
 
-static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
+static __attribute__((noinline)) int run_general(vigil_loop *loop, enum vigil_run_mode mode)
 {
     return vigil__run(loop, mode, be_turn, false);
+}
+
+/* The plain non-blocking turn (turn.h) first; everything else tail-calls run_general. */
+static int be_run(vigil_loop *loop, enum vigil_run_mode mode)
+{
+    if (mode == VIGIL_RUN_NOWAIT && vigil__turn_plain(loop)) {
+        vigil__plain_begin(loop);
+        const struct vigil__wait w = {0, 0};
+        return vigil__plain_end(loop, be_turn(loop, &w));
+    }
+    return run_general(loop, mode);
 }
 
 const struct vigil__backend vigil__backend_poll = {

@@ -155,10 +155,11 @@ static inline __attribute__((always_inline)) int vigil__run(vigil_loop *loop, en
  *   - the choice of the wait: VIGIL_RUN_NOWAIT never sleeps, whatever else holds;
  *   - the backend's changes: loop->ndirty is 0 (the backend also checks its own state,
  *     such as epoll's pending rebuild, before taking this path);
- *   - steps 3 and 5: no failure is queued (fail_head < 0), no deferred work
- *     (later_head), and only a backend without a ring uses this path; the wait itself
- *     queues neither (failures come from applying changes; deferred work from
- *     callbacks);
+ *   - steps 3 and 5: no failure is queued (fail_head < 0) nor deferred work
+ *     (later_head) before the wait, and only a backend without a ring uses this path;
+ *     a failure the wait itself finds (poll's POLLNVAL) sends vigil__plain_end to the
+ *     general end, as events do; deferred work is queued only by callbacks, which run
+ *     there too;
  *   - loop->running: no callback can run between the test and the wait; when the wait
  *     returns anything but 0 events, vigil__plain_end runs steps 3 to 7 under it;
  *   - the clock epoch's two bumps (start of turn, after the wait) become one add of 2:
@@ -178,7 +179,7 @@ static inline __attribute__((always_inline)) void vigil__plain_begin(vigil_loop 
 }
 
 /* The rest of a plain turn whose wait returned n != 0 (collected events, or a negative
- * errno): steps 3 to 7 and the end of a VIGIL_RUN_NOWAIT run, as vigil__run has them. */
+ * errno) or found a failure: steps 3 to 7 and the end of a VIGIL_RUN_NOWAIT run, as vigil__run has them. */
 static __attribute__((noinline)) int vigil__plain_rest(vigil_loop *loop, int n)
 {
     loop->running = true;
@@ -193,7 +194,7 @@ static __attribute__((noinline)) int vigil__plain_rest(vigil_loop *loop, int n)
 /* Ends a plain turn: n as the backend's turn returns it (events in loop->ev). */
 static inline __attribute__((always_inline)) int vigil__plain_end(vigil_loop *loop, int n)
 {
-    if (n != 0)
+    if (n != 0 || loop->fail_head >= 0)
         return vigil__plain_rest(loop, n);
     loop->stop = false; /* a NOWAIT run consumes a stop request, as vigil__run does */
     return loop->active ? 1 : 0;
