@@ -12,7 +12,14 @@ Systems, each its own program, measured in rounds (A B C D E, then B C D E A, ..
             its timer/idle/prepare/check queues
 The fds are pipe read ends: EPOLLOUT never fires on them, so a batch is changes only.
 ns_per_change = one batch's time / k (value and p50 = median over all batches of every
-round, p99 over batches; run.py pools the rounds). syscalls_per_batch comes from a
+round, p99 over batches; run.py pools the rounds).
+Many short rounds (24 of 80 ms per k), not a few long ones: on the shared 2-core lab VM
+the load of other work changes over seconds, and in the run of 2026-12-02 (8 rounds of
+250 ms) the per-round medians of one system at k=32 spanned 137-241 ns (vigil) and
+136-201 ns (linked liburing) with equal per-round minimums (133 vs 132 ns), so the
+pooled medians (185 vs 146 ns, 1.27x) told which system's rounds met the load, not
+which is faster (an earlier run that day measured 0.86x). Shorter rounds spread
+each system's batches over the whole run, the same total time per system. syscalls_per_batch comes from a
 separate counting run per system (lab/common/count.py), never from the timed runs.
 """
 import os
@@ -36,7 +43,7 @@ SYSTEMS = [  # (label, program, env)
 ]
 def plan(ctx):
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
-    n_rounds, ms = (2, 60) if ctx.quick else (8, 250)
+    n_rounds, ms = (2, 60) if ctx.quick else (24, 80)
     est = len(KS.split(",")) * ms / 1000 + 0.1
     steps = rounds.alternate(n_rounds, [None], have, lambda r, _, s: dict(
         cmd=[s[1], "--k", KS, "--ms", str(ms)], label=f"round {r + 1}/{n_rounds}: {s[0]}", est_s=est, env=s[2]))
