@@ -6,9 +6,13 @@
  *   - a ready fd's callback runs within the call, with the cached clock read afresh;
  *   - what that callback starts is served in the same turn, as the general turn does: a
  *     check hook runs (step 7) and a due timer fires (step 6);
- *   - a wakeup's on_wakeup runs within the call. */
+ *   - a wakeup's on_wakeup runs within the call;
+ *   - on poll, a watched fd closed behind the loop's back (POLLNVAL: a failure the wait
+ *     itself finds, with no event) is reported within the call. */
 #include "vt.h"
 
+#include <errno.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +54,14 @@ static void cb_start(vigil_loop *loop, vigil_io *w, int ev)
     calls++;
     CHECK_EQ(vigil_check_start(loop, &chk, on_check), 0);
     CHECK_EQ(vigil_timer_start(loop, &tmr, CLOCK_MONOTONIC, 0, 0, 0, on_timer), 0);
+}
+
+static int failed_with;
+static void cb_fail(vigil_loop *loop, vigil_io *w, int ev)
+{
+    (void)loop;
+    (void)w;
+    failed_with = ev;
 }
 
 static void on_wakeup(vigil_loop *loop, void *data)
@@ -127,6 +139,20 @@ int main(void)
     for (int i = 0; i < 1000 && woken == 0; i++)
         CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 1);
     CHECK_EQ(woken, 1);
+
+    if (strcmp(vigil_loop_backend(loop), "poll") == 0) {
+        int q[2];
+        CHECK_SYS(pipe(q));
+        vigil_io w2 = {0};
+        CHECK_EQ(vigil_io_start(loop, &w2, q[0], VIGIL_READ, cb_fail), 0);
+        CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 1); /* applies it */
+        CHECK_EQ(failed_with, 0);
+        close(q[0]); /* not vigil's close: the loop learns it from the wait */
+        CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 1);
+        CHECK_EQ(failed_with, -EBADF);
+        CHECK(!vigil_io_active(&w2));
+        close(q[1]);
+    }
 
     CHECK_EQ(vigil_io_stop(loop, &w), 0);
     CHECK_EQ(vigil_loop_run(loop, VIGIL_RUN_NOWAIT), 0); /* nothing active left */
