@@ -17,9 +17,10 @@
  * the difference is this library's own path, ~175 ns of user time per operation
  * (three calls) against liburing's ~80 at 64 in flight (perf record -e cpu-clock: be_turn,
  * uring_submit, vigil_file_submit, the callbacks), 2-4% of the operation's CPU; in
- * instructions (callgrind, 7,000 operations at 64 in flight, the same driver in both): 1,083 of user code per
- * operation against 432, the most in uring_submit (103 per call) and
- * vigil_file_submit (96: the checks, the state, the engine's indirect call). In five
+ * instructions (callgrind, 7,000 operations at 64 in flight, the same driver in
+ * both): 1,083 of user code per operation against 432, the most in uring_submit (103
+ * per call) and vigil_file_submit (96: the checks, the state, the engine's indirect
+ * call). In five
  * to seven alternating rounds (load average 4-5) the whole-process CPU per operation was
  * 1.08x liburing's at one in flight and 1.12x at 64, with ops/s spreading 1.5-2x
  * between rounds of one program.
