@@ -56,7 +56,8 @@ def fs_type(path):
 
 
 def plan(ctx):
-    n_rounds, ms = (1, 30) if ctx.quick else (1, 250)  # one round: each step already runs several passes
+    # one round: each step already runs several passes (at least three per point: fo.h FO_MIN_PASSES)
+    n_rounds, ms = (1, 30) if ctx.quick else (1, 250)
     d = os.path.join(ctx.tmp, "dir")
     os.makedirs(d, exist_ok=True)
     fs = fs_type(d)

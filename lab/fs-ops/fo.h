@@ -16,7 +16,8 @@
  *   mkdir, symlink, link (to f<i>), ftruncate and fallocate (of 64 open files, one per
  * slot). A pass does the operation once on every file, `inflight` at a time; whatever
  * the pass needs first (the files made, or removed) is done before its clock starts,
- * with plain system calls. Each pass gives one ops_per_s sample and one cpu_ns_per_op
+ * with plain system calls. A point (op, inflight) runs passes for --ms, and at least
+ * FO_MIN_PASSES of them. Each pass gives one ops_per_s sample and one cpu_ns_per_op
  * sample: getrusage(RUSAGE_SELF) user + system of every thread of the process over the
  * pass -- the thread pools' threads and io_uring's io-wq workers, which are the
  * process's own threads (--verify-rusage shows RUSAGE_SELF against RUSAGE_THREAD). */
@@ -41,6 +42,7 @@
 #define FO_MAX_INFLIGHT 64
 #define FO_BS 4096
 #define FO_DIRBUF (512 << 10) /* a whole directory of 10,000 short names fits */
+#define FO_MIN_PASSES 3 /* timed passes per point, whatever --ms says */
 
 enum { FO_CREATE, FO_STAT, FO_READ, FO_RENAME, FO_UNLINK, FO_READDIR, FO_MKDIR, FO_SYMLINK, FO_LINK,
        FO_FTRUNCATE, FO_FALLOCATE, FO_NOPS };
@@ -299,7 +301,11 @@ static inline int fo_main(int argc, char **argv, struct fo *fo, const struct fo_
         fo->warmup = false;
         int64_t spent = 0;
         int passes = 0;
-        while (passes < 1 || spent < ms * 1000000) {
+        /* At least FO_MIN_PASSES passes: a pass of 10,000 renames or unlinks at one in
+         * flight takes 200-400 ms here, longer than --ms, and a point of one or two
+         * samples is one window of a shared machine (the run of 2026-12-02 decided
+         * rename@1 on one pass per system, unlink@1's CPU on two). */
+        while (passes < FO_MIN_PASSES || spent < ms * 1000000) {
             int64_t wall = fo_run_pass(fo, sys, &cpu_ns, &th_ns);
             spent += wall;
             passes++;
