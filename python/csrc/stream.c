@@ -19,7 +19,9 @@
  * vigil's callbacks run inside vigil_loop_run, maybe without the GIL: they only record
  * (the buffer on the transport's receive ring, a send slot's result) and record one
  * event for the transport (vpy_pend_push); the transport then runs from the ready queue
- * with the GIL, in FIFO order with every other callback.
+ * with the GIL, in FIFO order with every other callback. Only a send from a send buffer
+ * that completes with nothing waiting on it is ended in its callback (send_quiet_done:
+ * plain C on the slot, no Python object touched).
  *
  * Context: everything the transport calls from the ready queue (data_received,
  * get_buffer/buffer_updated, eof_received, resume_writing, connection_lost) runs in the
