@@ -376,7 +376,11 @@ def _pair_servers(loop, server_proto):
     return loop.run_until_complete(mk())
 
 
-def test_flow_control_pause_and_resume_writing(loop):
+# 4 KiB: on io_uring the first write goes out from one of the loop's send buffers, whose
+# completion stream.c ends without running the transport when nothing waits on it
+# (send_quiet_done): the pause must still end in resume_writing(). 64 KiB: a kept object.
+@pytest.mark.parametrize("block_size", [4096, 65536])
+def test_flow_control_pause_and_resume_writing(loop, block_size):
     events = []
     chunks = []
 
@@ -404,12 +408,13 @@ def test_flow_control_pause_and_resume_writing(loop):
 
     async def main():
         tr, pr = await loop.create_connection(Source, "127.0.0.1", port)
-        tr.set_write_buffer_limits(high=64 * 1024, low=16 * 1024)
+        if block_size > 4096:  # 4 KiB: the defaults, so only the writes themselves pause
+            tr.set_write_buffer_limits(high=64 * 1024, low=16 * 1024)
         assert tr.get_write_buffer_limits() == (16 * 1024, 64 * 1024)
         while not sink:
             await asyncio.sleep(0.001)
-        block = b"x" * 65536
-        for _ in range(200):
+        block = b"x" * block_size
+        for _ in range(200 * 65536 // block_size):
             tr.write(block)
             if "pause" in events:
                 break
@@ -422,6 +427,58 @@ def test_flow_control_pause_and_resume_writing(loop):
             await asyncio.sleep(0.01)
         assert events[-1] == "resume"
         assert tr.get_write_buffer_size() <= 16 * 1024
+        tr.close()
+        srv.close()
+        await srv.wait_closed()
+
+    loop.run_until_complete(main())
+
+
+def test_new_limits_pause_then_resume_after_a_send_buffer_send(loop):
+    """set_write_buffer_limits() under what is in flight pauses the protocol; the send's
+    completion then resumes it. On io_uring the 4 KiB write is in flight from a loop send
+    buffer when the limits change, and its completion is the one stream.c may end without
+    running the transport (send_quiet_done): the new limits must take it off that path.
+    On the readiness backends and asyncio's loop the write is out at once: no pause, and
+    then no resume either."""
+    events = []
+
+    class Echo(asyncio.Protocol):
+        def connection_made(self, tr):
+            self.tr = tr
+
+        def data_received(self, data):
+            self.tr.write(data)
+
+    srv, port = _pair_servers(loop, Echo)
+
+    class Source(asyncio.Protocol):
+        def connection_made(self, tr):
+            self.tr = tr
+
+        def data_received(self, data):
+            events.append(len(data))
+
+        def pause_writing(self):
+            events.append("pause")
+
+        def resume_writing(self):
+            events.append("resume")
+
+    async def main():
+        tr, pr = await loop.create_connection(Source, "127.0.0.1", port)
+        tr.write(b"y" * 4096)
+        paused = tr.get_write_buffer_size() > 0
+        tr.set_write_buffer_limits(high=0, low=0)
+        assert ("pause" in events) == paused
+        if getattr(loop, "backend", None) == "uring":
+            assert paused, "the 4 KiB write was not in flight from a send buffer"
+        for _ in range(500):
+            if tr.get_write_buffer_size() == 0 and (not paused or "resume" in events):
+                break
+            await asyncio.sleep(0.01)
+        assert tr.get_write_buffer_size() == 0
+        assert [e for e in events if isinstance(e, str)] == (["pause", "resume"] if paused else [])
         tr.close()
         srv.close()
         await srv.wait_closed()
