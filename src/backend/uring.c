@@ -361,9 +361,17 @@ static __attribute__((noinline)) int be_turn(vigil_loop *loop, const struct vigi
     struct uring_state *u = loop->bk;
     apply_dirty(loop, u);
     int n = 0;
+    u->ring->turn_posted = 0;
     for (int round = 0;; round++) {
-        /* One enter for the submission and the wait, or none at all. */
+        /* One enter for the submission and the wait, or none at all. What it posted
+         * beyond one completion per SQE it submitted (the enter returns how many) is
+         * counted: src/net/uring.c, taskrun_rest, tells from it whether the kernel may
+         * have stopped its deferred work at its per-enter cap. */
+        unsigned tail = io_uring_smp_load_acquire(u->ring->ring.cq.ktail);
         int r = submit_wait(u, w);
+        unsigned posted = io_uring_smp_load_acquire(u->ring->ring.cq.ktail) - tail;
+        unsigned sub = r > 0 ? (unsigned)r : 0;
+        u->ring->turn_posted += posted > sub ? posted - sub : 0;
         if (!vigil__ring_benign(r))
             return r;
         u->spurious = 0;

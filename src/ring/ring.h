@@ -76,6 +76,10 @@ struct vigil__ring {
     bool enabled;         /* IORING_SETUP_R_DISABLED lifted (the issuer thread is fixed) */
     unsigned inflight;    /* ops submitted whose last completion has not run */
     uint64_t enters;      /* io_uring_enter calls, for tests */
+    unsigned turn_posted; /* completions this turn's wait enter(s) posted beyond one per SQE
+                             they submitted (CQ tail growth, counted by the io_uring backend's
+                             be_turn): read by src/net/uring.c taskrun_rest (did an enter's
+                             deferred work stop at the kernel's cap?) */
     unsigned ndone;       /* op completions read, waiting for the completion point */
     struct vigil__ring_cqe done[VIGIL__RING_DONE_CAP];
 };
