@@ -288,7 +288,10 @@ static int aio_cancel(vigil_loop *loop, struct vigil__file *f, vigil_file_req *r
     (void)loop;
     struct aio_state *st = f->engine_state;
     struct vigil__freq *fr = vigil__freq(req);
-    switch (fr->route) {
+    /* Whose the request is: BACKLOG and AIO are set by this thread only, QUEUED and
+     * WORKER by the pool (a plain read here was a data race: ThreadSanitizer, in
+     * tests/file/fs_cancel on the aio engine). */
+    switch (vigil__freq_route(req)) {
     case VIGIL__ROUTE_BACKLOG:
         vigil__freq_unlink(&st->bl_head, &st->bl_tail, req);
         fr->ctl_bits |= VIGIL__FREQ_CANCEL;

@@ -109,7 +109,9 @@ static void *worker(void *arg)
         vigil_file_req *take = t->head, *r = take;
         int n = 0;
         for (; r && n < k; r = vigil__freq(r)->next, n++)
-            vigil__freq(r)->route = VIGIL__ROUTE_WORKER; /* under mu: cancel reads it under mu */
+            /* under mu, where vigil__fthr_cancel reads it; atomic because the AIO
+             * engine's cancel reads it without the lock to learn whose it is */
+            __atomic_store_n(&vigil__freq(r)->route, VIGIL__ROUTE_WORKER, __ATOMIC_RELAXED);
         t->head = r;
         if (!t->head)
             t->tail = NULL;

@@ -389,7 +389,7 @@ static void uring_fini(vigil_loop *loop, struct vigil__file *f)
         uring_cancel(loop, f, r);
     for (struct vigil__pool_chunk *c = f->chunks; c; c = c->next)
         for (int i = 0; i < VIGIL__POOL_BATCH; i++)
-            if (vigil__freq(&c->reqs[i])->route == VIGIL__ROUTE_URING &&
+            if (vigil__freq_route(&c->reqs[i]) == VIGIL__ROUTE_URING &&
                 vigil__freq(&c->reqs[i])->state == VIGIL__FREQ_INFLIGHT)
                 uring_cancel(loop, f, &c->reqs[i]);
     while (st->nkernel) {

@@ -96,6 +96,16 @@ static inline struct vigil__freq *vigil__freq(vigil_file_req *r)
 {
     return (struct vigil__freq *)(void *)r;
 }
+
+/* A request's route read where a pool worker may be changing it (QUEUED -> WORKER, under
+ * the pool's lock; engine_threads.c): outside that lock only this atomic read is not a
+ * data race. Either threads value means "the pool's": vigil__fthr_cancel decides under
+ * the lock. */
+static inline uint8_t vigil__freq_route(vigil_file_req *r)
+{
+    return __atomic_load_n(&vigil__freq(r)->route, __ATOMIC_RELAXED);
+}
+
 static inline vigil_file_req *vigil__freq_req(struct vigil__freq *p)
 {
     return (vigil_file_req *)(void *)p;
