@@ -368,6 +368,16 @@ def test_transport_close_leaves_no_epoll_registration(loop):
         b.close()
 
 
+class _Echo(asyncio.Protocol):
+    """Writes back every byte it receives (the servers of the tests below)."""
+
+    def connection_made(self, tr):
+        self.tr = tr
+
+    def data_received(self, data):
+        self.tr.write(data)
+
+
 def _pair_servers(loop, server_proto):
     async def mk():
         srv = await loop.create_server(server_proto, "127.0.0.1", 0)
@@ -443,14 +453,7 @@ def test_new_limits_pause_then_resume_after_a_send_buffer_send(loop):
     then no resume either."""
     events = []
 
-    class Echo(asyncio.Protocol):
-        def connection_made(self, tr):
-            self.tr = tr
-
-        def data_received(self, data):
-            self.tr.write(data)
-
-    srv, port = _pair_servers(loop, Echo)
+    srv, port = _pair_servers(loop, _Echo)
 
     class Source(asyncio.Protocol):
         def connection_made(self, tr):
@@ -631,14 +634,7 @@ def test_transport_hot_methods_are_the_class_s(loop):
         def data_received(self, data):
             got.append(data)
 
-    class Echo(asyncio.Protocol):
-        def connection_made(self, tr):
-            self.tr = tr
-
-        def data_received(self, data):
-            self.tr.write(data)
-
-    srv, port = _pair_servers(loop, Echo)
+    srv, port = _pair_servers(loop, _Echo)
 
     async def main():
         tr, _ = await loop.create_connection(Cli, "127.0.0.1", port)
@@ -1056,13 +1052,6 @@ def test_many_connections_echo_random_sizes(loop):
 
     nconn, rounds = 300, 8
 
-    class Echo(asyncio.Protocol):
-        def connection_made(self, t):
-            self.t = t
-
-        def data_received(self, data):
-            self.t.write(data)
-
     async def client(port, i):
         rnd = random.Random(i)
         r, w = await asyncio.open_connection("127.0.0.1", port)
@@ -1076,7 +1065,7 @@ def test_many_connections_echo_random_sizes(loop):
             w.close()
 
     async def main():
-        srv = await loop.create_server(Echo, "127.0.0.1", 0, backlog=nconn)
+        srv = await loop.create_server(_Echo, "127.0.0.1", 0, backlog=nconn)
         port = srv.sockets[0].getsockname()[1]
         try:
             await asyncio.wait_for(asyncio.gather(*(client(port, i) for i in range(nconn))), 60)
