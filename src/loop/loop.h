@@ -225,6 +225,14 @@ void vigil__run_deferred(vigil_loop *loop);
 
 int64_t vigil__now(vigil_loop *loop, int clk);       /* cached per turn */
 void vigil__now_invalidate(vigil_loop *loop);
+/* Invalidates every cached clock but clk, which takes v: a read the caller just made
+ * (a precise timer's spin ends on one, and the firing pass that follows needs no other). */
+static inline void vigil__now_seen(vigil_loop *loop, int clk, int64_t v)
+{
+    loop->clock_epoch++;
+    loop->now[clk] = v;
+    loop->now_epoch[clk] = loop->clock_epoch;
+}
 int vigil__clk_index(int clock);                     /* -1 if unsupported */
 extern const clockid_t vigil__clk_id[VIGIL__CLK_N];
 
