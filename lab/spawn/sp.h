@@ -4,8 +4,10 @@
  * own resident memory to parent_rss_mb (every page touched). For each in-flight count
  * it prints three records: spawns_per_s and cpu_ns_per_spawn (the parent's own CPU,
  * user + system of every thread, not the children's: CLOCK_PROCESS_CPUTIME_ID), as
- * totals run.py pools over rounds, and latency_us (start call to exit callback), with
- * its samples.
+ * totals marked "pool": "median" (run.py keeps the median round's figure and the
+ * extreme rounds as min and max: one round a neighbour on the shared VM stalls for a
+ * few ms moves a sum over the rounds, not a median), and latency_us (start call to
+ * exit callback), with its samples.
  *
  *   prog --rss MB --inflight 1,32 --ms T [--case posix_spawn|fork]
  */
@@ -136,9 +138,9 @@ static inline void sp_emit(struct sp_point *pt, const char *system, const char *
     rounds_keys(keys, sizeof keys, "spawn", system, cas, extra);
     double secs = (double)(pt->t_end - pt->t0) / 1e9;
     double n = (double)pt->counted;
-    printf("{%s,\"metric\":\"spawns_per_s\",\"value\":%.4f,\"total\":%ld,\"per\":%.6f}\n", keys, n / secs, pt->counted,
-           secs);
-    printf("{%s,\"metric\":\"cpu_ns_per_spawn\",\"value\":%.1f,\"total\":%lld,\"per\":%ld}\n", keys,
+    printf("{%s,\"metric\":\"spawns_per_s\",\"value\":%.4f,\"total\":%ld,\"per\":%.6f,\"pool\":\"median\"}\n", keys,
+           n / secs, pt->counted, secs);
+    printf("{%s,\"metric\":\"cpu_ns_per_spawn\",\"value\":%.1f,\"total\":%lld,\"per\":%ld,\"pool\":\"median\"}\n", keys,
            (double)(pt->cpu_end - pt->cpu0) / n, (long long)(pt->cpu_end - pt->cpu0), pt->counted);
     rounds_emit_samples(keys, "latency_us", &pt->lat);
     fprintf(stderr, "spawn %s%s%s inflight=%d rss=%d MiB: %.0f spawns/s, %.0f ns CPU/spawn\n", system, *cas ? " " : "",
