@@ -15,11 +15,22 @@ a server cannot pick another, and nginx is told the same in its own directives.
   --mode resumed    closed and replaced (resumed: offering the newest session ticket):
                     handshakes_per_s, server_cpu_ns_per_handshake, client_busy; the
                     suite and protocol the client saw, and resumed_share (resumed: at
-                    least 0.9, else the step fails: the server did not resume)
+                    least 0.9, else the step fails: the server did not resume).
+                    --system may name both servers ("vigil,nginx"): both run at once
+                    and one hs_client takes turns between them in slices of about
+                    SLICE_S (drained at each switch, so that no handshake or second
+                    crosses from one server to the other), S seconds each, the first
+                    named first; a server that shares the machine's worst second
+                    with the other is compared with it, not with a calmer step. The
+                    records of each server are its own (its handshakes, its slices'
+                    time, its CPU over the step, the client's CPU over its slices).
 
-  driver.py --bin DIR --system vigil|nginx --mode wrk|full|resumed --conns N --seconds S --tmp DIR
+  driver.py --bin DIR --system vigil|nginx|vigil,nginx|nginx,vigil --mode wrk|full|resumed
+            --conns N --seconds S --tmp DIR
 
-Exit 77 (skipped) when https_hello, hs_client, nginx, wrk or openssl is missing.
+Exit 77 (skipped) when https_hello, hs_client, nginx, wrk or openssl is missing (with both
+servers named, when neither can run: one missing is said on stderr and the other is
+measured alone).
 """
 import json
 import os
@@ -35,6 +46,10 @@ import netsrv  # noqa: E402
 import wrkrun  # noqa: E402
 
 SUITE = "TLS_AES_128_GCM_SHA256"
+SLICE_S = 0.5  # hs_client's turns between two servers: long beside a handshake (~1 ms of
+# the client's CPU, ~0.1 s in flight at 100 connections), short beside the shared machine's
+# swings (seconds)
+SYSTEMS = ("vigil", "nginx")
 OPENSSL_CNF = f"""\
 openssl_conf = lab_init
 [lab_init]
@@ -131,68 +146,136 @@ def wrk_records(a, out, cpu, keys):
     return wrkrun.records(keys, out, cpu)
 
 
-def hs_records(a, client_out, cpu, keys):
-    out, busy, wall = client_out
-    line = next((ln for ln in out.splitlines() if ln.startswith("hs_client ")), None)
-    if not line:
+def hs_lines(out):
+    """hs_client's result lines: {port: {key: value}}."""
+    res = {}
+    for ln in out.splitlines():
+        if ln.startswith("hs_client "):
+            f = dict(kv.split("=", 1) for kv in ln.split()[1:])
+            res[int(f["port"])] = f
+    if not res:
         raise RuntimeError("hs_client printed no result line")
-    f = dict(kv.split("=", 1) for kv in line.split()[1:])
+    return res
+
+
+def hs_records(a, system, f, cpu, keys):
+    """The records of one server from its hs_client line f and its CPU ns."""
     hs, resumed, errs, secs = int(f["handshakes"]), int(f["resumed"]), int(f["errors"]), float(f["seconds"])
-    print(f"https-hello {a.system} {a.mode} handshakes conns {a.conns}: {hs} in {secs:.2f} s ({hs / secs:.0f}/s), "
-          f"resumed {resumed}, errors {errs}, server {cpu / max(hs, 1):.0f} ns/handshake, {f['version']} {f['cipher']}",
-          file=sys.stderr)
+    busy = float(f["cpu"]) * 1e9
+    print(f"https-hello {system} {a.mode} handshakes conns {a.conns}: {hs} in {secs:.2f} s ({hs / secs:.0f}/s), "
+          f"resumed {resumed}, errors {errs}, server {cpu / max(hs, 1):.0f} ns/handshake, client busy "
+          f"{busy / (secs * 1e9):.2f}, {f['version']} {f['cipher']}", file=sys.stderr)
     if hs == 0:
-        raise RuntimeError("no handshake completed")
+        raise RuntimeError(f"{system}: no handshake completed")
     if errs > hs // 100:
-        raise RuntimeError(f"{errs} connections failed ({hs} completed)")
+        raise RuntimeError(f"{system}: {errs} connections failed ({hs} completed)")
     if f["version"] != "TLSv1.3" or f["cipher"] != SUITE:
-        raise RuntimeError(f"negotiated {f['version']} {f['cipher']}, not TLSv1.3 {SUITE}")
+        raise RuntimeError(f"{system}: negotiated {f['version']} {f['cipher']}, not TLSv1.3 {SUITE}")
     share = resumed / hs
     if a.mode == "resumed" and share < 0.9:
-        raise RuntimeError(f"only {share:.0%} of the handshakes were resumed: the server does not resume sessions")
-    keys = dict(keys, cipher=f["cipher"])
+        raise RuntimeError(f"{system}: only {share:.0%} of the handshakes were resumed: the server does not "
+                           f"resume sessions")
+    keys = dict(keys, system=system, cipher=f["cipher"])
     return [dict(keys, metric="handshakes_per_s", value=round(hs / secs, 4), total=hs, per=secs),
             dict(keys, metric="server_cpu_ns_per_handshake", value=round(cpu / hs, 4), total=cpu, per=hs),
             dict(keys, metric="resumed_share", value=round(share, 4)),
-            dict(keys, metric="client_busy", value=round(busy / (wall * 1e9), 4), total=busy, per=wall * 1e9)]
+            dict(keys, metric="client_busy", value=round(busy / (secs * 1e9), 4), total=busy, per=secs * 1e9)]
+
+
+def server_argv(a, system, port, cert, key):
+    """The server's command line and how it says it is ready (exit 77 when it is missing)."""
+    if system == "vigil":
+        return [vigil_prog(a.bin), "--cert", cert, "--key", key, port], "line"
+    return nginx_argv(a.tmp, port, cert, key), "port"
+
+
+def missing(a, system):
+    """Why the server cannot run here, or None."""
+    if system == "vigil":
+        exe = [os.path.join(a.bin, "https_hello"),
+               os.path.join(os.path.dirname(os.path.abspath(a.bin)), "examples", "https_hello")]
+        return None if any(os.access(p, os.X_OK) for p in exe) else "program https_hello not built"
+    if shutil.which("nginx") or os.access("/usr/sbin/nginx", os.X_OK):
+        return None
+    return "nginx is not installed (Debian: nginx-light)"
+
+
+def run_handshakes(a, systems, cert, key, cnf, env, keys):
+    """One hs_client run against the servers named (taking turns); their records."""
+    hs = os.path.join(a.bin, "hs_client")
+    if not os.access(hs, os.X_OK):
+        netsrv.skip("program hs_client not built (OpenSSL 3's libssl-dev missing?)")
+    ports, argvs = {}, {}
+    for s in systems:
+        port = netsrv.free_port()
+        while port in ports.values():
+            port = netsrv.free_port()
+        why = missing(a, s) if len(systems) > 1 else None
+        if why:
+            netsrv.log(f"https-hello: {s} not measured: {why}")
+            continue
+        ports[s], argvs[s] = port, server_argv(a, s, port, cert, key)
+    if not ports:
+        netsrv.skip(f"none of {', '.join(systems)} can run here")
+    cargv = [hs, "--conns", a.conns, "--seconds", a.seconds, "--slice", SLICE_S, "--ciphersuite", SUITE]
+    for s in ports:
+        cargv += ["--port", ports[s]]
+    cargv = [str(x) for x in cargv + (["--resume"] if a.mode == "resumed" else [])]
+    servers = []
+    try:
+        for s in ports:
+            argv, ready = argvs[s]
+            servers.append(netsrv.Server(argv, ports[s], ready=ready, stop_signal=signal.SIGTERM,
+                                         env={"OPENSSL_CONF": cnf}))
+        c0 = [srv.cpu_ns() for srv in servers]
+        out, _, _ = client(cargv, env, float(a.seconds) * len(servers))
+        c1 = [srv.cpu_ns() for srv in servers]
+        for s, srv in zip(ports, servers):
+            if not srv.alive():
+                raise RuntimeError(f"{s}: the server exited during the run (status {srv.p.returncode})")
+        for s, srv in zip(ports, servers):
+            rc = srv.stop()
+            if rc != 0:
+                raise RuntimeError(f"{s}: the server did not exit 0 on SIGTERM (status {rc})")
+    finally:
+        for srv in servers:
+            srv.kill()
+    lines = hs_lines(out)
+    recs = []
+    for s, x0, x1 in zip(ports, c0, c1):
+        recs += hs_records(a, s, lines[ports[s]], x1 - x0, keys)
+    return recs
 
 
 def main(argv):
-    ap = netsrv.args(__doc__)
+    ap = netsrv.args(__doc__, systems=SYSTEMS + tuple(f"{x},{y}" for x in SYSTEMS for y in SYSTEMS if x != y))
     ap.add_argument("--mode", choices=("wrk", "full", "resumed"), required=True)
     ap.add_argument("--conns", type=int, required=True)
     ap.add_argument("--seconds", type=float, default=2.0)
     a = ap.parse_args(argv)
+    systems = a.system.split(",")
+    if a.mode == "wrk" and len(systems) > 1:
+        ap.error("--mode wrk measures one server a step")
     cert, key, cnf = certificate(a.bin)
     env = dict(os.environ, OPENSSL_CONF=cnf)
-    port = netsrv.free_port()
     if a.mode == "wrk":
         case = "https_hello example" if a.system == "vigil" else "return 200 ssl"
     else:
         case = f"handshake {a.mode}"
-    keys = {"bench": "https-hello", "system": a.system, "case": case, "conns": a.conns}
-    if a.mode == "wrk":
-        wrk = shutil.which("wrk")
-        if not wrk:
-            netsrv.skip("wrk is not installed")
-    else:
-        hs = os.path.join(a.bin, "hs_client")
-        if not os.access(hs, os.X_OK):
-            netsrv.skip("program hs_client not built (OpenSSL 3's libssl-dev missing?)")
-        cargv = [hs, "--port", port, "--conns", a.conns, "--seconds", a.seconds, "--ciphersuite", SUITE]
-        cargv = [str(x) for x in cargv + (["--resume"] if a.mode == "resumed" else [])]
-    if a.system == "vigil":
-        server, ready = [vigil_prog(a.bin), "--cert", cert, "--key", key, port], "line"
-    else:
-        server, ready = nginx_argv(a.tmp, port, cert, key), "port"
-    stop = signal.SIGTERM
-    with netsrv.Server(server, port, ready=ready, stop_signal=stop, env={"OPENSSL_CONF": cnf}) as srv:
-        if a.mode == "wrk":
-            out, cpu = srv.measure(lambda: wrkrun.run(wrk, port, a.conns, a.seconds, a.tmp, netsrv.CLIENT_CPU,
-                                                      scheme="https", env=env))
-        else:
-            out, cpu = srv.measure(lambda: client(cargv, env, a.seconds))
-    for r in (wrk_records if a.mode == "wrk" else hs_records)(a, out, cpu, keys):
+    keys = {"bench": "https-hello", "system": systems[0], "case": case, "conns": a.conns}
+    if a.mode != "wrk":
+        for r in run_handshakes(a, systems, cert, key, cnf, env, keys):
+            print(json.dumps(r))
+        return 0
+    wrk = shutil.which("wrk")
+    if not wrk:
+        netsrv.skip("wrk is not installed")
+    port = netsrv.free_port()
+    server, ready = server_argv(a, a.system, port, cert, key)
+    with netsrv.Server(server, port, ready=ready, stop_signal=signal.SIGTERM, env={"OPENSSL_CONF": cnf}) as srv:
+        out, cpu = srv.measure(lambda: wrkrun.run(wrk, port, a.conns, a.seconds, a.tmp, netsrv.CLIENT_CPU,
+                                                  scheme="https", env=env))
+    for r in wrk_records(a, out, cpu, keys):
         print(json.dumps(r))
     return 0
 
