@@ -15,6 +15,7 @@
  *   liburing-turn  the groups of one refill submitted in one io_uring_submit_and_wait
  *                  with the wait (vigil's pattern: one enter per turn)
  *   liburing-turn-big  both
+ *   liburing-bigsq, liburing-bigcq  only the SQ ring (1024), only the CQ ring (4096)
  *   vigil@LIB      vigil as above, from the shared library LIB loaded with dlmopen into a
  *                  namespace of its own: two builds of the library compared side by side
  *                  (vigil@build-a/libvigil.so,vigil@build-b/libvigil.so)
@@ -115,8 +116,9 @@ static void lu_init(struct sys *s)
     memset(&p, 0, sizeof p);
     p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
     unsigned entries = DEPTH;
-    if (s->big) {
+    if (s->big & 1) /* "big" or "bigsq": vigil's SQ ring size */
         entries = 1024;
+    if (s->big & 2) { /* "big" or "bigcq": vigil's CQ ring size */
         p.flags |= IORING_SETUP_CQSIZE;
         p.cq_entries = 4096;
     }
@@ -391,7 +393,7 @@ int main(int argc, char **argv)
             api_dl(&s->v, t + 6);
         } else if (!strncmp(t, "liburing", 8)) {
             s->init = lu_init, s->submit = lu_submit, s->wait = lu_wait;
-            s->big = strstr(t, "big") != NULL;
+            s->big = strstr(t, "bigsq") ? 1 : strstr(t, "bigcq") ? 2 : strstr(t, "big") ? 3 : 0;
             s->turn = strstr(t, "turn") != NULL;
         } else {
             fprintf(stderr, "unknown system %s\n", t);
