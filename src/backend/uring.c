@@ -298,8 +298,10 @@ static int poll_done(vigil_loop *loop, struct uring_state *u, uint64_t ud, int32
  * PREFETCH: an op's own memory (its hook, and for a file request the state and result
  * beside it) is read at the completion point, and after a turn of large reads it is
  * out of the cache; fetched here while the rest of the ring is read, its miss overlaps
- * that walk (file-batch, 8 KiB O_DIRECT reads that zero 2 MiB per turn: the completion
- * point's share of the samples halved, perf record -e cpu-clock). */
+ * that walk. file-batch, 8 KiB O_DIRECT reads that zero 2 MiB per turn, perf record -e
+ * cpu-clock over 1.2 million reads (2026-12-02): the file engine's completion 259 ->
+ * 121 samples, this walk 104 -> 175 (it now waits for the line fills): about 2 ns per
+ * read less in all, of ~700. */
 static int reap(vigil_loop *loop, struct uring_state *u, int n)
 {
     struct vigil__ring *r = u->ring;
