@@ -7,7 +7,17 @@ groups of 1, 8 and 32, on three files made in the scratch folder:
              pure submission + completion cost of each system
   cached     512 B buffered reads of a page-cache-hot file
 
-Systems, one program each, alternated in rounds (the order rotates each round):
+Systems, one program each, alternated in rounds. The targets compare vigil with its
+hand-written peer at 5%, so each vigil engine runs next to its peer in every round (the
+pairs' order rotates, and which of a pair goes first alternates). Unwritten and cached
+(the files the targets read) run 24 short rounds (40 ms per batch size), written 6 of
+80 ms: on the shared 2-core VM a program's CPU per I/O moves by 20-50% between rounds a
+second apart (run of 2026-12-02 04:10: vigil io_uring against liburing, unwritten, batch
+32, per round 0.75x-2.13x), so more rounds, each system near its peer, pair the moments
+better than 12 of 80 ms did in about the same time. Even so a pooled median of 24 rounds
+moves by a few percent from run to run; fb_ab (a diagnostic, not run here) alternates
+the systems in windows of one process and settles a 1-2% difference.
+Systems:
   vigil      its io_uring engine (uring backend), its Linux AIO engine and its thread
              pool, requests from vigil's pool; "registered" variants (vigil and
              liburing) register the file and the buffers first
@@ -24,7 +34,6 @@ import sys
 
 import count
 import plotting
-import rounds
 
 NAME = "file-batch"
 TITLE = ("Random reads at depth 256 in groups of 1/8/32: 8 KiB O_DIRECT on a written file, on "
@@ -36,7 +45,7 @@ PARAMS = ("file", "batch")
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = sys.executable or "/usr/bin/python3"
 FILES = ("unwritten", "cached", "written")
-SYSTEMS = [  # (label, program, extra args)
+SYSTEMS = [  # (label, program, extra args); pairs that the targets compare side by side
     ("vigil uring", "fb_vigil", ["--engine", "uring"]),
     ("liburing", "fb_liburing", []),
     ("vigil aio", "fb_vigil", ["--engine", "aio"]),
@@ -46,18 +55,44 @@ SYSTEMS = [  # (label, program, extra args)
     ("vigil uring registered", "fb_vigil", ["--engine", "uring", "--registered", "1"]),
     ("liburing registered", "fb_liburing", ["--registered", "1"]),
 ]
+PAIRS = [(0, 1), (2, 3), (4, 5), (6, 7)]  # indices into SYSTEMS
+# Rounds and measuring time per batch size: (rounds, ms) per file, and the share of the
+# rounds written runs in (every 4th: it has no target, and its device time is noise).
+ROUNDS, MS, WRITTEN_EVERY = 24, 40, 4
+WRITTEN_MS = 80
+
+
+def _order(have, k):
+    """The round's order: the pairs rotated by k, each pair's first alternating with k."""
+    pairs = [[SYSTEMS[i] for i in p if SYSTEMS[i] in have] for p in PAIRS]
+    pairs = [p for p in pairs if p]
+    if not pairs:
+        return []
+    k0 = k % len(pairs)
+    out = []
+    for p in pairs[k0:] + pairs[:k0]:
+        out += p if (k // len(pairs)) % 2 == 0 else p[::-1]
+    return out
 
 
 def plan(ctx):
     # Many short rounds: on a shared machine, systems measured close in time pair better.
-    n_rounds, ms = (1, 100) if ctx.quick else (12, 80)
+    n_rounds = 1 if ctx.quick else ROUNDS
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
     steps = [dict(cmd=[PYTHON, os.path.join(HERE, "prep.py"), ctx.tmp] + (["--quick"] if ctx.quick else []),
                   label="make the files (written, unwritten, cached)", est_s=2 if ctx.quick else 8)]
     steps.append(dict(cmd=["fb_pool"], label="pool vs calloc/free", est_s=0.5 if ctx.quick else 2))
-    steps += rounds.alternate(n_rounds, FILES, have, lambda r, f, s: dict(
-        cmd=[s[1], "--path", os.path.join(ctx.tmp, f), "--file", f, "--batch", "1,8,32", "--ms", str(ms)] + s[2],
-        label=f"round {r + 1}/{n_rounds}: {f}: {s[0]}", est_s=3 * (ms * 1.2 + 30) / 1000))
+    for r in range(n_rounds):
+        for gi, f in enumerate(FILES):
+            if f == "written" and r % WRITTEN_EVERY != 0 and not ctx.quick:
+                continue
+            ms = 100 if ctx.quick else (WRITTEN_MS if f == "written" else MS)
+            # a window is at least 5 ms (fb.h), the warm-up two windows
+            win = max(ms / 20, 5)
+            for s in _order(have, r + gi):
+                steps.append(dict(
+                    cmd=[s[1], "--path", os.path.join(ctx.tmp, f), "--file", f, "--batch", "1,8,32", "--ms", str(ms)]
+                    + s[2], label=f"round {r + 1}/{n_rounds}: {f}: {s[0]}", est_s=3 * (ms + 2 * win + 25) / 1000))
     # counting runs (lab/common/count.py): system calls per I/O in the steady state; the
     # written file's device is slow, and its wait count depends on the device's timing
     n, batches = (1000, "32") if ctx.quick else (4000, "1,8,32")

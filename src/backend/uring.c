@@ -289,25 +289,42 @@ static int poll_done(vigil_loop *loop, struct uring_state *u, uint64_t ud, int32
  * index n (at most its capacity; the rest wait in the ring for the next turn), op
  * completions into the ring's queue for the turn's completion point. The ring's tail
  * is read once and its head written once, as liburing's peek_batch + cq_advance do:
- * per completion, two loads and a store fewer (file-batch: 32 completions a group). */
+ * per completion, two loads and a store fewer (file-batch: 32 completions a group).
+ * The ring's array, its mask and the queue's end are kept in locals: the queue's
+ * entries are stores of the same types as those fields, so the compiler would read
+ * them again after each entry (file-batch, callgrind: 26 instructions per completion,
+ * 20 with the locals).
+ *
+ * PREFETCH: an op's own memory (its hook, and for a file request the state and result
+ * beside it) is read at the completion point, and after a turn of large reads it is
+ * out of the cache; fetched here while the rest of the ring is read, its miss overlaps
+ * that walk. file-batch, 8 KiB O_DIRECT reads that zero 2 MiB per turn, perf record -e
+ * cpu-clock over 1.2 million reads (2026-12-02): the file engine's completion 259 ->
+ * 121 samples, this walk 104 -> 175 (it now waits for the line fills): about 2 ns per
+ * read less in all, of ~700. */
 static int reap(vigil_loop *loop, struct uring_state *u, int n)
 {
-    unsigned head, tail;
-    struct io_uring_cqe *cqe;
-    for (vigil__ring_peek_all(u->ring, &head, &tail); head != tail; head++) {
-        cqe = vigil__ring_cqe_at(u->ring, head);
+    struct vigil__ring *r = u->ring;
+    struct io_uring_cqe *cqes = r->ring.cq.cqes;
+    unsigned mask = r->ring.cq.ring_mask, head, tail;
+    struct vigil__ring_cqe *d = r->done + r->ndone, *dend = r->done + VIGIL__RING_DONE_CAP;
+    for (vigil__ring_peek_all(r, &head, &tail); head != tail; head++) {
+        struct io_uring_cqe *cqe = &cqes[head & mask];
         uint64_t ud = cqe->user_data;
         unsigned tag = (unsigned)(ud & VIGIL__UD_TAG);
-        if (tag == VIGIL__UD_POLL) {
+        if (tag == VIGIL__UD_OP && ud) {
+            if (d == dend)
+                break; /* the completion queue is full */
+            *d++ = (struct vigil__ring_cqe){ud, cqe->res, cqe->flags};
+            __builtin_prefetch((const void *)(uintptr_t)ud, 1);
+        } else if (tag == VIGIL__UD_POLL) {
             if (n == VIGIL__EV_CAP)
                 break; /* loop->ev is full */
             n = poll_done(loop, u, ud, cqe->res, n);
-        } else if (tag == VIGIL__UD_OP && ud) {
-            if (!vigil__ring_queue(u->ring, ud, cqe->res, cqe->flags))
-                break; /* the completion queue is full */
         }
     }
-    vigil__ring_seen_to(u->ring, head);
+    r->ndone = (unsigned)(d - r->done);
+    vigil__ring_seen_to(r, head);
     return n;
 }
 
