@@ -320,6 +320,18 @@ static void to_threads(vigil_loop *loop, struct vigil__file *f, vigil_file_req *
 static void uring_submit(vigil_loop *loop, struct vigil__file *f, vigil_file_req *const *reqs, int n)
 {
     struct uring_state *st = f->engine_state;
+    if (n == 1 && (reqs[0]->op < VIGIL_FILE_UNLINK || st->ring[reqs[0]->op])) {
+        /* One request for the ring (vigil_file_start's): the loop below without its
+         * batch bookkeeping. */
+        vigil_file_req *req = reqs[0];
+        if (__builtin_expect(queue(loop, req), 1)) {
+            st->nkernel++;
+            if (!vigil__freq(req)->pooled)
+                list_add(st, req);
+        } else
+            fail_later(loop, f, req);
+        return;
+    }
     vigil_file_req *thr[64]; /* the batch's requests for the threads: one queue lock */
     int nthr = 0;
     unsigned nkernel = 0; /* counted here, stored once: fewer loads and stores per request */
