@@ -376,7 +376,8 @@ static void apply_dirty(vigil_loop *loop, struct uring_state *u)
 static __attribute__((noinline)) int be_turn(vigil_loop *loop, const struct vigil__wait *w)
 {
     struct uring_state *u = loop->bk;
-    apply_dirty(loop, u);
+    if (loop->ndirty)
+        apply_dirty(loop, u);
     int n = 0;
     u->ring->turn_posted = 0;
     for (int round = 0;; round++) {

@@ -229,18 +229,27 @@ struct fixed_view {
     unsigned nfixed; /* 0 when buffers are not registered: a registered request then takes check_slow */
 };
 
-/* The common request, a read or write with no flags or with registered file and buffer,
- * checked in a few compares; anything else (or anything wrong) takes check_slow, which
- * judges it in full. The same verdicts as check_slow's for the requests it accepts. */
+/* The common request, checked in a few compares: a read or write with no flags or with
+ * registered file and buffer, an open (no flags: its fd is a directory's, AT_FDCWD
+ * included) or a close (no flags, fd >= 0); anything else (or anything wrong) takes
+ * check_slow, which judges it in full. The same verdicts as check_slow's for the
+ * requests it accepts. Open and close are here because a file's life is open, I/O,
+ * close: fs-ops read (open + read 4 KiB + close) sent two calls of three to check_slow. */
 static inline __attribute__((always_inline)) bool check_fast(struct fixed_view v, vigil_file_req *r)
 {
-    if ((unsigned)(r->op - VIGIL_FILE_READ) > VIGIL_FILE_WRITE - VIGIL_FILE_READ ||
-        vigil__freq(r)->state != VIGIL__FREQ_IDLE || !r->cb || r->offset < 0)
+    if (vigil__freq(r)->state != VIGIL__FREQ_IDLE || !r->cb)
         return false;
     unsigned fl = r->flags, fd = (unsigned)r->fd; /* fd < 0: a large unsigned */
-    if (fl == 0)
-        return fd <= INT32_MAX;
-    return fl == (VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF) && fd < v.nfixed && v.fixed[fd] >= 0;
+    if (__builtin_expect((unsigned)(r->op - VIGIL_FILE_READ) <= VIGIL_FILE_WRITE - VIGIL_FILE_READ, 1)) {
+        if (r->offset < 0)
+            return false;
+        if (fl == 0)
+            return fd <= INT32_MAX;
+        return fl == (VIGIL_FILE_FIXED_FILE | VIGIL_FILE_FIXED_BUF) && fd < v.nfixed && v.fixed[fd] >= 0;
+    }
+    if (r->op == VIGIL_FILE_OPEN)
+        return fl == 0;
+    return r->op == VIGIL_FILE_CLOSE && fl == 0 && fd <= INT32_MAX;
 }
 
 static int check_slow(struct vigil__file *f, vigil_file_req *r)
@@ -360,8 +369,28 @@ int vigil_file_submit(vigil_loop *loop, vigil_file_req *const *reqs, int n)
     return k;
 }
 
+/* One request: vigil_file_submit's work without its batch loop, for a request
+ * check_fast accepts on a loop whose engine is set up (anything else takes
+ * vigil_file_submit, which judges it in full). The same state changes in the same
+ * order: marked in flight, counted, then handed to the engine -- so completion order,
+ * cancellation and vigil_loop_free see it exactly as a batch of one. A STAT never
+ * passes check_fast, so the loop-thread stat (stat_inline.c) stays on the full path. */
 int vigil_file_start(vigil_loop *loop, vigil_file_req *req)
 {
+    struct vigil__file *f = loop ? vigil__file_of(loop) : NULL;
+    if (__builtin_expect(f && req && f->eng && !f->freeing, 1)) {
+        struct fixed_view v = {f->fixed, f->bufs ? f->nfixed : 0};
+        if (__builtin_expect(check_fast(v, req), 1)) {
+            struct vigil__freq *fr = vigil__freq(req);
+            fr->state = VIGIL__FREQ_INFLIGHT;
+            fr->route = VIGIL__ROUTE_NONE;
+            fr->ctl_bits = 0;
+            f->inflight++;
+            loop->active++;
+            f->eng->submit(loop, f, &req, 1);
+            return 0;
+        }
+    }
     int r = vigil_file_submit(loop, &req, 1);
     return r < 0 ? r : 0;
 }

@@ -37,43 +37,13 @@ void vigil__ring_free(struct vigil__ring *r)
     free(r);
 }
 
-static int enable(struct vigil__ring *r)
+int vigil__ring_enable(struct vigil__ring *r)
 {
     int e = io_uring_register(r->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0);
     if (e < 0)
         return e;
     r->enabled = true;
     return 0;
-}
-
-/* Publishes the filled slots; returns how many the kernel has not consumed. */
-static inline unsigned publish(struct vigil__ring *r)
-{
-    struct io_uring_sq *sq = &r->ring.sq;
-    unsigned tail = sq->sqe_tail;
-    if (sq->sqe_head != tail) {
-        sq->sqe_head = tail;
-        /* Release: the SQE contents must be visible to the kernel before the tail that
-         * hands them over (pairs with its acquire of the tail). */
-        io_uring_smp_store_release(sq->ktail, tail);
-    }
-    /* Acquire: the kernel's head tells which slots it has read. */
-    return tail - io_uring_smp_load_acquire(sq->khead);
-}
-
-int vigil__ring_enter(struct vigil__ring *r, unsigned min_complete, unsigned flags,
-                      const struct io_uring_getevents_arg *arg)
-{
-    if (!r->enabled) {
-        int e = enable(r);
-        if (e < 0)
-            return e;
-    }
-    unsigned to_submit = publish(r);
-    r->enters++;
-    long n = syscall(__NR_io_uring_enter, r->ring.ring_fd, to_submit, min_complete, flags, arg,
-                     arg ? sizeof *arg : 0);
-    return n < 0 ? -errno : (int)n;
 }
 
 bool vigil__ring_pending(struct vigil__ring *r)
