@@ -333,10 +333,22 @@ static int reap(vigil_loop *loop, struct uring_state *u, int n)
 static int submit_wait(struct uring_state *u, const struct vigil__wait *w)
 {
     struct vigil__ring *r = u->ring;
-    if (w->timeout_ns == 0 || io_uring_cq_ready(&r->ring) > 0) {
-        /* Must not sleep (or need not: completions are waiting). Enter only to submit,
-         * to run deferred completion work the kernel flagged, or to flush overflow. */
+    if (w->timeout_ns == 0) {
+        /* Must not sleep. Enter only to submit, to run deferred completion work the
+         * kernel flagged, or to flush overflow. */
         return vigil__ring_pending(r) ? vigil__ring_enter(r, 0, IORING_ENTER_GETEVENTS, NULL) : 0;
+    }
+    if (io_uring_cq_ready(&r->ring) > 0) {
+        /* Need not sleep: completions are waiting (an earlier enter posted them, such as
+         * src/net/uring.c's taskrun_rest). Enter only to submit or to flush overflow:
+         * deferred work the kernel flagged alone is run by the next turn's enter, first
+         * in line, at no system call of its own. Entering for it here was a third of the
+         * echo server's enters (net-echo 100 x 64 B, perf trace over 30,000 requests:
+         * 271 such enters of 1,166, beside 567 waits and 328 drains). */
+        struct io_uring_sq *sq = &r->ring.sq;
+        bool submit = sq->sqe_tail != io_uring_smp_load_acquire(sq->khead) ||
+                      (IO_URING_READ_ONCE(*sq->kflags) & IORING_SQ_CQ_OVERFLOW);
+        return submit ? vigil__ring_enter(r, 0, IORING_ENTER_GETEVENTS, NULL) : 0;
     }
     if (w->timeout_ns < 0)
         return vigil__ring_enter(r, 1, IORING_ENTER_GETEVENTS, NULL);

@@ -178,11 +178,34 @@ static void taskrun_rest(vigil_loop *loop, struct vigil__deferred *d)
         n->tw_guess = n->tw_guess >= VIGIL__RING_DONE_CAP / 2 ? VIGIL__RING_DONE_CAP : 2 * n->tw_guess + 20;
 }
 
+static void rx_general(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, int32_t res, uint32_t flags);
+
 static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags)
 {
     struct vigil__sock *s = of_rx(op);
     struct vigil__net *n = vigil__net_of(loop);
     vigil__defer(loop, &n->tw_later); /* once per turn: taskrun_rest */
+    /* The common case first, a stream's bytes in a pool buffer while the program
+     * receives: the op stays armed, nothing is stashed, nothing closes. It is what the
+     * general path below does for it, without its ladder of checks and the call to
+     * vigil__net_deliver (the figures: send_complete). */
+    if ((flags & (IORING_CQE_F_MORE | IORING_CQE_F_BUFFER)) == (IORING_CQE_F_MORE | IORING_CQE_F_BUFFER) && res > 0 &&
+        s->rx_kind == VIGIL__RX_RECV &&
+        (s->state & (VIGIL__S_OPEN | VIGIL__S_RECV | VIGIL__S_DGRAM)) == (VIGIL__S_OPEN | VIGIL__S_RECV) &&
+        !s->stash_head) {
+        ring_taken(&n->pool);
+        vigil_buf *b = vigil__net_lend(n, flags >> IORING_CQE_BUFFER_SHIFT, (uint32_t)res, 0);
+        VIGIL__NET_CALL(loop, s->recv_cb(loop, vigil__sock_pub(s), res, b));
+        return;
+    }
+    rx_general(loop, n, s, res, flags);
+}
+
+/* Every other completion of the multishot op (kept out of line: the fast path above
+ * then saves few registers). */
+static __attribute__((noinline)) void rx_general(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s,
+                                                 int32_t res, uint32_t flags)
+{
     bool more = flags & IORING_CQE_F_MORE;
     bool ours = s->state & VIGIL__S_RX_CANCEL; /* we cancelled it: -ECANCELED is no news */
     if (!more) {
@@ -319,11 +342,33 @@ static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s
     s->ops++;
 }
 
+static void send_general(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r,
+                         int32_t res, uint32_t flags);
+
 static void send_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res, uint32_t flags)
 {
     struct vigil__nreq *r = of_op(op);
     struct vigil__sock *s = r->sock;
     struct vigil__net *n = vigil__net_of(loop);
+    /* The common case first: a plain stream send that the kernel finished whole. The
+     * same end as send_general, without its checks for zero-copy, retries, datagrams
+     * and vectors. With the receive's fast path in rx_complete (callgrind on the echo
+     * server, net-echo 100 x 64 B on io_uring, 20,000 requests): user instructions per
+     * request 644 -> 529 (the hand-written liburing server: 183). */
+    if (!(flags & (IORING_CQE_F_NOTIF | IORING_CQE_F_MORE)) && res > 0 && r->kind == VIGIL__NK_SEND &&
+        !(s->state & VIGIL__S_DGRAM_SOCK) && (size_t)res >= r->len - r->done) {
+        s->ops--;
+        r->done += (size_t)res;
+        vigil__net_send_done(loop, n, s, (ssize_t)r->done);
+        return;
+    }
+    send_general(loop, n, s, r, res, flags);
+}
+
+/* Every other send completion (out of line, as rx_general). */
+static __attribute__((noinline)) void send_general(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s,
+                                                   struct vigil__nreq *r, int32_t res, uint32_t flags)
+{
     if (flags & IORING_CQE_F_NOTIF) {
         /* SEND_ZC: the kernel let go of the buffer. */
         s->ops--;
