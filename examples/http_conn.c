@@ -70,29 +70,41 @@ static struct {
 
 /* ------------------------------------------------------------ the answer */
 
-static const char *http_date(void)
+/* The date, formatted once a second, as nginx caches it; with it the whole 200 answer
+ * in both its forms (keep-alive, close): a request's answer is then one copy, not a
+ * printf of six fields (which was some 40% of the server's own instructions per
+ * request under wrk). */
+static struct {
+    time_t at;
+    char date[40];
+    char ok[2][ANSWER_MAX]; /* [keep] */
+    int oklen[2];
+} cache = {.at = -1};
+
+static void cache_update(void)
 {
-    static char date[40];
-    static time_t date_at = -1;
     time_t now = time(NULL);
-    if (now != date_at) { /* once a second, as nginx caches it */
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-        date_at = now;
-    }
-    return date;
+    if (now == cache.at)
+        return;
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(cache.date, sizeof cache.date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    for (int keep = 0; keep < 2; keep++)
+        cache.oklen[keep] = snprintf(cache.ok[keep], ANSWER_MAX,
+                                     "HTTP/1.1 200 OK\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/plain\r\n"
+                                     "Content-Length: %zu\r\nConnection: %s\r\n\r\n" BODY,
+                                     cache.date, sizeof BODY - 1, keep ? "keep-alive" : "close");
+    cache.at = now;
 }
 
 static void add_answer(struct http_work *w, int status, bool keep)
 {
     char *p = w->out + w->outlen;
     int n;
+    cache_update();
     if (status == 200) {
-        n = snprintf(p, ANSWER_MAX,
-                     "HTTP/1.1 200 OK\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/plain\r\n"
-                     "Content-Length: %zu\r\nConnection: %s\r\n\r\n" BODY,
-                     http_date(), sizeof BODY - 1, keep ? "keep-alive" : "close");
+        n = cache.oklen[keep];
+        memcpy(p, cache.ok[keep], (size_t)n);
     } else {
         const char *reason = status == 400 ? "Bad Request"
                              : status == 431 ? "Request Header Fields Too Large"
@@ -105,7 +117,7 @@ static void add_answer(struct http_work *w, int status, bool keep)
         n = snprintf(p, ANSWER_MAX,
                      "HTTP/1.1 %d %s\r\nServer: vigil\r\nDate: %s\r\nContent-Type: text/html\r\n"
                      "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
-                     status, reason, http_date(), blen, body);
+                     status, reason, cache.date, blen, body);
     }
     w->outlen += (uint32_t)n;
 }
