@@ -30,20 +30,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
+#include "uring_flags.h"
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef IORING_SETUP_TASKRUN_FLAG
-#define IORING_SETUP_TASKRUN_FLAG (1U << 9)
-#endif
-#ifndef IORING_SETUP_SINGLE_ISSUER
-#define IORING_SETUP_SINGLE_ISSUER (1U << 12)
-#endif
-#ifndef IORING_SETUP_DEFER_TASKRUN
-#define IORING_SETUP_DEFER_TASKRUN (1U << 13)
-#endif
 
 #define DEPTH 256
 #define MAX_SYS 8

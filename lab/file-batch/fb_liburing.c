@@ -8,17 +8,7 @@
  * buffers are registered first, and reads are READ_FIXED on the fixed file. */
 #include "fb.h"
 
-#include <liburing.h>
-
-#ifndef IORING_SETUP_TASKRUN_FLAG
-#define IORING_SETUP_TASKRUN_FLAG (1U << 9)
-#endif
-#ifndef IORING_SETUP_DEFER_TASKRUN
-#define IORING_SETUP_DEFER_TASKRUN (1U << 13)
-#endif
-#ifndef IORING_SETUP_SINGLE_ISSUER
-#define IORING_SETUP_SINGLE_ISSUER (1U << 12)
-#endif
+#include "uring_flags.h"
 
 static struct io_uring ring;
 

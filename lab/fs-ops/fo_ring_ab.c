@@ -14,23 +14,13 @@
  * stat (getrusage of the whole process, io-wq workers included) per block and overall. */
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
+#include "uring_flags.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
-
-#ifndef IORING_SETUP_TASKRUN_FLAG
-#define IORING_SETUP_TASKRUN_FLAG (1U << 9)
-#endif
-#ifndef IORING_SETUP_SINGLE_ISSUER
-#define IORING_SETUP_SINGLE_ISSUER (1U << 12)
-#endif
-#ifndef IORING_SETUP_DEFER_TASKRUN
-#define IORING_SETUP_DEFER_TASKRUN (1U << 13)
-#endif
 
 static double now_s(void)
 {
