@@ -329,6 +329,16 @@ static int check_slow(struct vigil__file *f, vigil_file_req *r)
     return 0;
 }
 
+/* A checked request's state as it goes to the engine: in flight, no route yet, not
+ * cancelled, no retries. */
+static inline void mark_inflight(vigil_file_req *r)
+{
+    struct vigil__freq *fr = vigil__freq(r);
+    fr->state = VIGIL__FREQ_INFLIGHT;
+    fr->route = VIGIL__ROUTE_NONE;
+    fr->ctl_bits = 0;
+}
+
 int vigil_file_submit(vigil_loop *loop, vigil_file_req *const *reqs, int n)
 {
     if (!loop || !reqs || n < 0)
@@ -350,11 +360,7 @@ int vigil_file_submit(vigil_loop *loop, vigil_file_req *const *reqs, int n)
         }
         if (!check_fast(v, reqs[k]) && (err = check_slow(f, reqs[k])) < 0)
             break;
-        struct vigil__freq *fr = vigil__freq(reqs[k]);
-        /* Marked at once: the same request twice in one batch is refused as -EBUSY. */
-        fr->state = VIGIL__FREQ_INFLIGHT;
-        fr->route = VIGIL__ROUTE_NONE;
-        fr->ctl_bits = 0; /* not cancelled, no retries */
+        mark_inflight(reqs[k]); /* at once: the same request twice in one batch is -EBUSY */
     }
     if (k == 0)
         return err;
@@ -381,10 +387,7 @@ int vigil_file_start(vigil_loop *loop, vigil_file_req *req)
     if (__builtin_expect(f && req && f->eng && !f->freeing, 1)) {
         struct fixed_view v = {f->fixed, f->bufs ? f->nfixed : 0};
         if (__builtin_expect(check_fast(v, req), 1)) {
-            struct vigil__freq *fr = vigil__freq(req);
-            fr->state = VIGIL__FREQ_INFLIGHT;
-            fr->route = VIGIL__ROUTE_NONE;
-            fr->ctl_bits = 0;
+            mark_inflight(req);
             f->inflight++;
             loop->active++;
             f->eng->submit(loop, f, &req, 1);

@@ -46,16 +46,6 @@ int vigil__ring_enable(struct vigil__ring *r)
     return 0;
 }
 
-bool vigil__ring_pending(struct vigil__ring *r)
-{
-    struct io_uring_sq *sq = &r->ring.sq;
-    /* The kernel sets these flags in shared memory; a relaxed read is enough, since the
-     * enter that follows (or the next turn's check) is what acts on them. */
-    unsigned sq_flags = IO_URING_READ_ONCE(*sq->kflags);
-    return sq->sqe_tail != io_uring_smp_load_acquire(sq->khead) ||
-           (sq_flags & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
-}
-
 int vigil__ring_flush(struct vigil__ring *r)
 {
     if (r->ring.sq.sqe_tail == io_uring_smp_load_acquire(r->ring.sq.khead))

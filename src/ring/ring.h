@@ -131,9 +131,16 @@ static inline int vigil__ring_enter(struct vigil__ring *r, unsigned min_complete
     return (int)vigil__syscall6(__NR_io_uring_enter, r->ring.ring_fd, to_submit, min_complete, flags,
                                 (long)(uintptr_t)arg, arg ? (long)sizeof *arg : 0);
 }
-/* Whether an enter is needed for anything but waiting: slots to submit, or deferred
- * completion work or an overflow the kernel flagged. */
-bool vigil__ring_pending(struct vigil__ring *r);
+/* Whether an enter is needed for anything but waiting: slots to submit, or one of the
+ * kernel's SQ flags in kflags set (IORING_SQ_TASKRUN: deferred completion work;
+ * IORING_SQ_CQ_OVERFLOW: completions to flush). */
+static inline bool vigil__ring_pending(struct vigil__ring *r, unsigned kflags)
+{
+    struct io_uring_sq *sq = &r->ring.sq;
+    /* The kernel sets these flags in shared memory; a relaxed read is enough, since the
+     * enter that follows (or the next turn's check) is what acts on them. */
+    return sq->sqe_tail != io_uring_smp_load_acquire(sq->khead) || (IO_URING_READ_ONCE(*sq->kflags) & kflags);
+}
 /* Submits what the ring holds without waiting (one io_uring_enter, none if empty). */
 int vigil__ring_flush(struct vigil__ring *r);
 
