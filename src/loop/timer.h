@@ -46,7 +46,8 @@ struct vigil__sleep_class {
     uint32_t n;                     /* samples taken */
     bool learn_due;                 /* SLEEP_EVERY new samples: recompute margin, comp */
     int64_t margin_ns;              /* precise mode: end the wait this much early */
-    int64_t base_ns;                /* p75 + guard at the last recompute: caps the margin */
+    int64_t base_ns;                /* the level learned at the last recompute: a burst's
+                                     * raised margin decays back to it */
     int64_t comp_ns;                /* default mode: wake this much before the deadline */
 };
 
