@@ -54,7 +54,8 @@ class Rule:
             cap = 2 * self.level if self.old else BUDGET
             self.m = max(self.m, clamp(min(late - tail(late), cap)))
         elif not self.old and late <= self.m and self.m > self.level:
-            self.m -= (self.m - self.level) / 4
+            ex = (self.m - self.level) * 3 / 4
+            self.m = self.level + (ex if ex >= 1.0 else 0.0)
         if self.n % EVERY == 0:
             self.learn()
 

@@ -57,8 +57,9 @@
  *   - bursts (record_sleep): a sleep that wakes more than the tail past the margin
  *     raises the margin at once to that lateness less the tail, up to the budget
  *     (attack); every later wake-up the margin covers takes a quarter of the excess
- *     over the level back (decay: a margin raised to 200 us over a 25 us level is
- *     within 10 us of it 11 covered wake-ups later, at it after 16).
+ *     over the level back, all of it once less than 1 us (decay: a margin raised to
+ *     200 us over a 25 us level is within 10 us of it 10 covered wake-ups later, at it
+ *     after 18).
  * Both are clamped to [MARGIN_MIN_NS, precise_budget_ns]; before a class has any
  * sample its margin is MARGIN_INIT_NS: the first wake-ups spin a little more rather
  * than wake late. The spin is the margin less that wake-up's own lateness.
@@ -102,6 +103,7 @@
 #define MARGIN_TAIL_NS 10000     /* how far past the margin a sleep may wake unheeded */
 #define MARGIN_LEVEL_CAP(base) ((base) + (base) / 2) /* p90 may raise the level this far */
 #define MARGIN_DECAY 4           /* a covered wake-up takes 1/4 of a burst's excess back */
+#define MARGIN_SNAP_NS 1000      /* ... and all of it once it is below 1 us */
 #define COMP_MAX_NS 10000        /* default mode's compensation: at most this */
 #define SLEEP_EVERY 16           /* recompute the margin every 16 samples */
 
@@ -509,7 +511,9 @@ static void record_sleep(struct vigil__timers *tm, int c, int64_t late_ns)
         if (m > k->margin_ns)
             k->margin_ns = m;
     } else if (late_ns <= k->margin_ns && k->margin_ns > k->base_ns) {
-        k->margin_ns -= (k->margin_ns - k->base_ns + MARGIN_DECAY - 1) / MARGIN_DECAY;
+        int64_t excess = k->margin_ns - k->base_ns;
+        excess -= excess / MARGIN_DECAY;
+        k->margin_ns = k->base_ns + (excess < MARGIN_SNAP_NS ? 0 : excess);
     }
 }
 

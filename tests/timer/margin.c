@@ -6,7 +6,8 @@
  * p75 + 2 us, raised towards p90 - min(10 us, p90 / 4) but at most by half, within
  * [2 us, budget]; a sample more than the tolerated tail past the margin raises the
  * margin at once to that lateness less the tail, up to the budget (attack); every
- * sample the margin covers takes a quarter of its excess over the level back (decay). */
+ * sample the margin covers takes a quarter of its excess over the level back, all of
+ * it below 1 us (decay). */
 #include "tt.h"
 
 #include "loop/timer.h"
@@ -115,14 +116,17 @@ int main(void)
     /* a sleep late by less than the margin plus the tail neither raises nor decays it */
     feed(tm, 2, 145 * US, 1);
     CHECK_EQ(vigil__timers_margin(tm, 2), 140 * US);
-    /* decay: each covered wake-up takes a quarter of the excess (rounded up) back:
-     * 118 -> 88 -> 66 us over the level; back to the level 15 wake-ups after the burst
-     * (the recomputes meanwhile keep the level: p90 of the window is still 20 us) */
+    /* decay: each covered wake-up takes a quarter of the excess back (118 -> 88.5 ->
+     * 66.375 us over the level), all of it once below 1 us: back to the level 17
+     * wake-ups after the burst (the recompute meanwhile keeps the level: p90 of the
+     * window is still 20 us) */
     feed(tm, 2, 20 * US, 1);
-    CHECK_EQ(vigil__timers_margin(tm, 2), 110 * US);
+    CHECK_EQ(vigil__timers_margin(tm, 2), 110500);
     feed(tm, 2, 20 * US, 1);
-    CHECK_EQ(vigil__timers_margin(tm, 2), 88 * US);
-    feed(tm, 2, 20 * US, 13);
+    CHECK_EQ(vigil__timers_margin(tm, 2), 88375);
+    feed(tm, 2, 20 * US, 14);
+    CHECK_EQ(vigil__timers_margin(tm, 2), 22 * US + 1184);
+    feed(tm, 2, 20 * US, 1);
     CHECK_EQ(vigil__timers_margin(tm, 2), 22 * US);
     /* not more than the lateness less the tail: a class at 22 us hit by 40 us -> 30 us */
     feed(tm, 1, 20 * US, 128);
