@@ -50,7 +50,7 @@ class Rule:
         late = max(late, 0.0)
         self.win.append(late)
         self.n += 1
-        if late - self.m > tail(late):
+        if late - self.m > tail(late) and (self.old or late <= 1.5 * BUDGET):
             cap = 2 * self.level if self.old else BUDGET
             self.m = max(self.m, clamp(min(late - tail(late), cap)))
         elif not self.old and late <= self.m and self.m > self.level:
