@@ -2,7 +2,9 @@
 10 ms; the receiver, pinned to the other CPU, blocks in receive. Record: the receiver's
 CPU time per message (cpu_ns_per_msg: CLOCK_THREAD_CPUTIME_ID over batches of about
 20 ms of messages; value = p50 over batches, with p50 and p99) for the kernel's
-mq_receive, Boost.Interprocess and vigil (default settings, the build of mq-pingpong).
+mq_receive, Boost.Interprocess and vigil (default settings, the build of mq-pingpong);
+and sleeps_per_msg, the receiver's voluntary context switches per message over the same
+batches (~1: it slept for every message; less: it caught some by spinning).
 A waiter that spins before it sleeps pays for its spin at every message here, where
 messages never come back to back. Rounds alternate the systems per gap, rotating the
 order and the CPUs (round r: receiver on CPU r % 2); the last round of a series emits one
