@@ -75,13 +75,13 @@
  *   own clock (a producer sending every G us), a receiver that slept and took L to run
  *   again next waits only G - L, and averaging those waits says "short" where the gap
  *   is not (G = 50 us and L = 30 us, an idle vCPU woken from HLT: waits of ~20 us, so
- *   spins of up to 20 us of CPU, where a sleep and a wake cost the receiver ~3 us; the
- *   likely cause of mq-lowrate's 1.12-1.23x the kernel's receiver CPU at 50 and 200 us
- *   in full lab runs on the otherwise idle VM, against ~1.0x by hand on a loaded one,
- *   where a wake preempts a running task at once). So each sample counts back in how
- *   late the thread's previous wait resumed after its word changed (vigil__mq_late_ns,
- *   per thread: the wake-up latency after a sleep, next to nothing after a spin):
- *   G, not G - L. Unless the thread sent a message in between (any queue): then the
+ *   spins of up to 20 us of CPU, where a sleep and a wake cost the receiver ~3 us: a
+ *   candidate for mq-lowrate's 1.06-1.23x the kernel's receiver CPU at 50 and 200 us in
+ *   three full lab runs on the otherwise idle VM, against ~1.0x by hand on a loaded one,
+ *   where the receiver's CPU is never idle; the benchmark's sleeps_per_msg tells). So
+ *   each sample counts back in how late the thread's previous wait resumed after its
+ *   word changed (vigil__mq_late_ns, per thread: the wake-up latency after a sleep,
+ *   next to nothing after a spin): G, not G - L. Unless the thread sent a message in between (any queue): then the
  *   wait is for an answer (request/response), which started with our send and was not
  *   shortened by our lateness; counting it in there kept 64 KiB round trips, whose
  *   waits are ~10 us, sleeping once they had slept (mq-pingpong: 25 -> 34 us).
