@@ -2,11 +2,21 @@
 10 ms; the receiver, pinned to the other CPU, blocks in receive. Record: the receiver's
 CPU time per message (cpu_ns_per_msg: CLOCK_THREAD_CPUTIME_ID over batches of about
 20 ms of messages; value = p50 over batches, with p50 and p99) for the kernel's
-mq_receive, Boost.Interprocess and vigil (default settings, the build of mq-pingpong).
+mq_receive, Boost.Interprocess and vigil (default settings, the build of mq-pingpong);
+and sleeps_per_msg, the receiver's voluntary context switches per message over the same
+batches (~1: it slept for every message; less: it caught some by spinning).
 A waiter that spins before it sleeps pays for its spin at every message here, where
 messages never come back to back. Rounds alternate the systems per gap, rotating the
 order and the CPUs (round r: receiver on CPU r % 2); the last round of a series emits one
-record from all its rounds' samples."""
+record from all its rounds' samples.
+Six rounds, not four: the order rotates by one system per round and the CPU by one per
+round, so six rounds put each system at each place in the order on each CPU exactly once
+per gap. With four, one system ran first (after the previous gap's or benchmark's last
+step) twice and another once, and the per-run figures of one system move up to 1.7x from
+round to round on this VM (kernel at 50 us, run 20261202T070944Z: 1.7-3.1 us per
+message): a place that costs more then lands on some systems more often than on others.
+Shorter runs (0.8 s) keep the benchmark's time and its samples per series (240 at 50 us)
+about as before."""
 import os
 
 import plotting
@@ -25,11 +35,11 @@ CPUS = min(2, os.cpu_count() or 1)
 
 
 def plan(ctx):
-    n_rounds, secs = (1, 0.3) if ctx.quick else (4, 1.2)
+    n_rounds, secs = (1, 0.3) if ctx.quick else (6, 0.8)
 
     def step(r, gap, s):
         # The longest gap needs enough messages for a few batches even when quick.
-        t = max(secs, 0.3 if ctx.quick else 2.0) if gap >= 10000 else secs
+        t = max(secs, 0.3 if ctx.quick else 1.4) if gap >= 10000 else secs
         return dict(cmd=[s[0], "--gap-us", gap, "--seconds", t, "--cpu", r % CPUS],
                     label=f"round {r + 1}/{n_rounds}: {s[1]} gap {gap} us", est_s=t + 0.2)
     return rounds.alternate(n_rounds, GAPS, SYSTEMS, step)

@@ -4,7 +4,12 @@
  * blocks in receive and measures its own thread's CPU time (CLOCK_THREAD_CPUTIME_ID)
  * over batches of messages (about 20 ms of messages each, at least one message).
  * Record per gap: cpu_ns_per_msg, value = p50 over batches, with p50/p99 keys; the
- * samples of every round are pooled by run.py (lab/common/rounds.h).
+ * samples of every round are pooled by run.py (lab/common/rounds.h). And, over the same
+ * batches, sleeps_per_msg: the receiver thread's voluntary context switches per message
+ * (getrusage RUSAGE_THREAD, read outside the CPU-time window): ~1 for a receiver that
+ * sleeps for every message, less for one that spins and catches some without sleeping
+ * (a spin's sched_yield is not a voluntary switch). A count the machine's noise does not
+ * move, which tells a receiver that spins from one that pays more per sleep.
  * With --cpu N the receiver runs on CPU N and the sender on the next one.
  *
  * The sender sleeps (clock_nanosleep, timer slack 1 ns) to 100 us before each deadline
@@ -16,6 +21,7 @@
 #define VIGIL_MQLAB_LOWRATE_H
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 #define DEPTH 8
 #define MSG 16
@@ -38,6 +44,15 @@ static int64_t thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Voluntary context switches of the calling thread so far (its sleeps). */
+static long thread_sleeps(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return 0;
+    return ru.ru_nvcsw;
 }
 
 static void sender(struct sysq *q, long gap_ns, long total)
@@ -101,7 +116,7 @@ int main(int argc, char **argv)
     if (batch < 1)
         batch = 1;
     long total = WARMUP_MSGS + measured;
-    struct rounds_samples cpu = {0, 0, 0};
+    struct rounds_samples cpu = {0, 0, 0}, sleeps = {0, 0, 0};
     struct sysq q;
     char buf[MSG];
     unsigned prio;
@@ -123,12 +138,15 @@ int main(int argc, char **argv)
     long got = 0;
     while (got < measured) {
         long k = batch < measured - got ? batch : measured - got;
+        long s0 = thread_sleeps();
         int64_t c0 = thread_cpu_ns();
         for (long i = 0; i < k; i++)
             if (sys_receive(&q, buf, sizeof buf, &prio) != MSG)
                 mqlab_die("receive");
         int64_t c1 = thread_cpu_ns();
+        long s1 = thread_sleeps();
         rounds_add(&cpu, (double)(c1 - c0) / (double)k);
+        rounds_add(&sleeps, (double)(s1 - s0) / (double)k);
         got += k;
     }
     int status;
@@ -145,7 +163,9 @@ int main(int argc, char **argv)
              batch);
     rounds_keys(keys, sizeof keys, "mq-lowrate", SYS_NAME, "blocking receive", extra);
     rounds_emit_samples(keys, "cpu_ns_per_msg", &cpu);
+    rounds_emit_samples(keys, "sleeps_per_msg", &sleeps);
     free(cpu.v);
+    free(sleeps.v);
     return 0;
 }
 

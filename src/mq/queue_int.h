@@ -205,6 +205,11 @@ static inline uint32_t self_tid(void)
     return vigil__mq_tid_cache;
 }
 
+/* How late this thread's last wait resumed after its word changed, in ns (wait.c,
+ * WAITING THAT PAYS FOR ITSELF). vigil__mq_send clears it: a wait that follows the
+ * thread's own send waits for an answer that our lateness did not shorten. */
+extern _Thread_local uint32_t vigil__mq_late_ns __attribute__((tls_model("initial-exec")));
+
 /* lock.c: the contended halves of qlock and qunlock, and the liveness question. */
 int vigil__mq_lock_slow(struct vigil__mq *q, uint32_t tid);
 void vigil__mq_unlock_wake(struct vigil__mq *q, uint32_t n);

@@ -193,6 +193,7 @@ int vigil__mq_send(struct vigil__mq *q, const char *msg, size_t len, unsigned pr
                    const struct timespec *abs_rt, int nonblock)
 {
     struct vigil__mq_hdr *h = q->h;
+    vigil__mq_late_ns = 0; /* our next wait is for an answer, if any (wait.c) */
     if (prio >= VIGIL__MQ_NPRIO)
         return -EINVAL;
     if (len > q->msgsize)

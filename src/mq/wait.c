@@ -71,6 +71,20 @@
  *   (not how long its wake-up took): the waker stamps the record's ready_ns
  *   (CLOCK_MONOTONIC) as it picks it; a stamp is a hint from shared memory, used only
  *   inside [start of the wait, now].
+ *   A wait that follows a late resumption starts late: where the other side keeps its
+ *   own clock (a producer sending every G us), a receiver that slept and took L to run
+ *   again next waits only G - L, and averaging those waits says "short" where the gap
+ *   is not (G = 50 us and L = 30 us, an idle vCPU woken from HLT: waits of ~20 us, so
+ *   spins of up to 20 us of CPU, where a sleep and a wake cost the receiver ~3 us: a
+ *   candidate for mq-lowrate's 1.06-1.23x the kernel's receiver CPU at 50 and 200 us in
+ *   three full lab runs on the otherwise idle VM, against ~1.0x by hand on a loaded one,
+ *   where the receiver's CPU is never idle; the benchmark's sleeps_per_msg tells). So
+ *   each sample counts back in how late the thread's previous wait resumed after its
+ *   word changed (vigil__mq_late_ns, per thread: the wake-up latency after a sleep,
+ *   next to nothing after a spin): G, not G - L. Unless the thread sent a message in between (any queue): then the
+ *   wait is for an answer (request/response), which started with our send and was not
+ *   shortened by our lateness; counting it in there kept 64 KiB round trips, whose
+ *   waits are ~10 us, sleeping once they had slept (mq-pingpong: 25 -> 34 us).
  *
  * DEAD WAKERS
  *   The sleep has no slices, so a sleeper does not look for lost wakes itself. A waker
@@ -112,6 +126,8 @@ static inline void hook(int phase, struct vigil__mq_rec *r)
 /* This process's wake-up latency (a waker's stamp to the sleeper running again),
  * averaged over its sleeps on every queue: what a sleep costs in time. */
 static _Atomic uint32_t wake_lat_ns = 10000;
+
+_Thread_local uint32_t vigil__mq_late_ns __attribute__((tls_model("initial-exec")));
 
 /* --------------------------------------------------------------- records */
 
@@ -427,7 +443,10 @@ static void learn(struct vigil__mq_wait *w, bool slept)
     uint64_t stamp = atomic_load_explicit(&w->rec->ready_ns, memory_order_relaxed);
     bool valid = stamp >= (uint64_t)w->t0_ns && stamp <= (uint64_t)now;
     int64_t end = valid ? (int64_t)stamp : now;
-    ewma(&w->q->wait_est_ns[w->kind - 1], end - w->t0_ns, WAIT_CAP_NS);
+    /* The thread's lateness since its previous wait back in, unless it sent since
+     * (WAITING THAT PAYS FOR ITSELF); this one's kept for the next. */
+    ewma(&w->q->wait_est_ns[w->kind - 1], end - w->t0_ns + vigil__mq_late_ns, WAIT_CAP_NS);
+    vigil__mq_late_ns = (uint32_t)(now - end < WAIT_CAP_NS ? now - end : WAIT_CAP_NS);
     if (slept && valid)
         ewma(&wake_lat_ns, now - end, 1000000);
 }
