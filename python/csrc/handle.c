@@ -84,11 +84,13 @@ HandleObject *vpy_handle_new(LoopObject *l, int timer, PyObject *cb, PyObject *c
                              PyObject *context)
 {
     HandleObject *h;
-    if (!timer && l->st->handle_free) {
-        h = (HandleObject *)l->st->handle_free;
-        l->st->handle_free = h->callback;
-        l->st->handle_nfree--;
-        PyObject_Init((PyObject *)h, l->st->handle_type); /* the type's reference, refcount 1 */
+    vpy_state *st = l->st;
+    if (st->handle_free[timer]) {
+        h = (HandleObject *)st->handle_free[timer];
+        st->handle_free[timer] = h->callback;
+        st->handle_nfree[timer]--;
+        /* the type's reference, refcount 1; the GC header is as untracking left it */
+        PyObject_Init((PyObject *)h, timer ? st->timer_type : st->handle_type);
     } else {
         h = timer ? (HandleObject *)PyObject_GC_New(TimerHandleObject, l->st->timer_type)
                   : PyObject_GC_New(HandleObject, l->st->handle_type);
@@ -157,27 +159,31 @@ static int handle_clear(HandleObject *h)
     return 0;
 }
 
-/* Freed Handles kept for the next call_soon, at most this many. A Handle that CPython
- * allocates counts toward the cyclic GC's young generation (a collection when 700 more
- * have been allocated than freed), one taken from here does not, as uvloop's Handle (a
- * Cython free list) does not. On a server with 1000 connections a turn's first pass
- * queues a Handle per connection (a future's done-callback: the task's wake-up) before
- * the second pass runs and frees them, so without this list nearly every such turn
- * triggered a young collection of the 1000 live Handles: py-echo streams at 1000
- * connections x 64 B made 2-3x uvloop's young collections per request. Large enough
- * for such a turn; at most 1024 x 96 bytes per module, only as many as were freed. */
+/* Freed Handles and TimerHandles kept for the next call_soon or call_later, at most
+ * this many of each. A handle that CPython allocates counts toward the cyclic GC's young
+ * generation (a collection when 700 more have been allocated than freed), one taken from
+ * here does not, as uvloop's Handle and TimerHandle (Cython free lists) do not. On a
+ * server with 1000 connections a turn's first pass queues a Handle per connection (a
+ * future's done-callback: the task's wake-up) before the second pass runs and frees
+ * them, so without this list nearly every such turn triggered a young collection of the
+ * 1000 live Handles: py-echo streams at 1000 connections x 64 B on io_uring made 2-3x
+ * uvloop's young collections per request (143 against 40-48 with the list, the same
+ * run's requests). aiohttp re-arms each connection's keep-alive TimerHandle per request.
+ * Large enough for such a turn; at most 1024 x (96 or 200) bytes per module, only as
+ * many as were freed. */
 #define HANDLE_FREE_MAX 1024
 
 static void handle_dealloc(HandleObject *h)
 {
     vpy_state *st = h->loop ? h->loop->st : NULL; /* h's type keeps st alive (its module) */
+    int timer = h->is_timer;
     vpy_dealloc_begin((PyObject *)h, h->weakreflist);
     handle_clear(h);
     PyTypeObject *tp = Py_TYPE(h);
-    if (st && tp == st->handle_type && st->handle_nfree < HANDLE_FREE_MAX) {
-        h->callback = st->handle_free;
-        st->handle_free = (PyObject *)h;
-        st->handle_nfree++;
+    if (st && tp == (timer ? st->timer_type : st->handle_type) && st->handle_nfree[timer] < HANDLE_FREE_MAX) {
+        h->callback = st->handle_free[timer];
+        st->handle_free[timer] = (PyObject *)h;
+        st->handle_nfree[timer]++;
         Py_DECREF(tp); /* last: it may free the module, and with it this list */
         return;
     }
@@ -186,12 +192,14 @@ static void handle_dealloc(HandleObject *h)
 
 void vpy_handles_free(vpy_state *st)
 {
-    while (st->handle_free) {
-        PyObject *h = st->handle_free;
-        st->handle_free = ((HandleObject *)h)->callback;
-        PyObject_GC_Del(h);
+    for (int k = 0; k < 2; k++) {
+        while (st->handle_free[k]) {
+            PyObject *h = st->handle_free[k];
+            st->handle_free[k] = ((HandleObject *)h)->callback;
+            PyObject_GC_Del(h);
+        }
+        st->handle_nfree[k] = 0;
     }
-    st->handle_nfree = 0;
 }
 
 /* ---------------------------------------------------------- cancel, run */

@@ -28,10 +28,11 @@ typedef struct vpy_state {
     PyObject *socket_type;         /* socket.socket (sock.c: the plain socket's fast path) */
     PyObject *sock_context;        /* sock.c: an empty contextvars.Context its waits run in */
     struct vpy_trnew *trnew;       /* transport_new.c: the stream shell class, names (PyMem) */
-    /* handle.c: freed Handles (exact type, not TimerHandle) kept for reuse, chained
-     * through their callback field; dead memory, no type reference (vpy_handles_free). */
-    PyObject *handle_free;
-    unsigned handle_nfree;
+    /* handle.c: freed Handles ([0]) and TimerHandles ([1]) of exactly these types, kept
+     * for reuse, chained through their callback field; dead memory, no type reference
+     * (vpy_handles_free). */
+    PyObject *handle_free[2];
+    unsigned handle_nfree[2];
 } vpy_state;
 
 extern struct PyModuleDef vpy_moduledef;

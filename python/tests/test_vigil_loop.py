@@ -146,13 +146,33 @@ def test_reused_handles_are_fresh_and_skip_the_gc_count(loop):
         gc.enable()
     # CPython's own allocation of each Handle would add 1000
     assert n1 - n0 < 100, n1 - n0
+    # TimerHandles too: a batch armed and cancelled (freed), then the same again
+    for t in [loop.call_later(100, rec, -1, context=ctx) for _ in range(1000)]:
+        t.cancel()
+    gc.disable()
+    try:
+        n2 = gc.get_count()[0]
+        ts = [loop.call_later(100, rec, -2, context=ctx) for _ in range(1000)]
+        n3 = gc.get_count()[0]
+    finally:
+        gc.enable()
+    assert n3 - n2 < 100, n3 - n2
+    for t in ts:
+        t.cancel()
+    del ts, t
+    assert loop._vigil_timer_count() == 0
+    late = loop.call_later(0, rec, 1001)  # a reused TimerHandle still fires
     hs.append(loop.call_soon(rec, 1000))  # a copy of the current context: var unset
     assert not any(h.cancelled() for h in hs)
     hs[3].cancel()
     loop.call_soon(loop.stop)
     loop.run_forever()
-    want = [(i, "ctx") for i in range(1000) if i != 3] + [(1000, "none")]
-    assert out == want
+    while (1001, "none") not in out:
+        loop.call_soon(loop.stop)
+        loop.run_forever()
+    out.remove((1001, "none"))
+    assert not late.cancelled()
+    assert out == [(i, "ctx") for i in range(1000) if i != 3] + [(1000, "none")]
     assert hs[3].cancelled() and "cancelled" in repr(hs[3])
     assert isinstance(hs[0], asyncio.Handle) or type(hs[0]).__name__ == "Handle"
 
