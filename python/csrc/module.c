@@ -130,6 +130,7 @@ static void mod_free(void *m)
 {
     mod_clear(m);
     vpy_trnew_clear(PyModule_GetState(m), 1);
+    vpy_handles_free(PyModule_GetState(m));
 }
 
 static PyModuleDef_Slot mod_slots[] = {

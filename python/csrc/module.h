@@ -28,6 +28,11 @@ typedef struct vpy_state {
     PyObject *socket_type;         /* socket.socket (sock.c: the plain socket's fast path) */
     PyObject *sock_context;        /* sock.c: an empty contextvars.Context its waits run in */
     struct vpy_trnew *trnew;       /* transport_new.c: the stream shell class, names (PyMem) */
+    /* handle.c: freed Handles ([0]) and TimerHandles ([1]) of exactly these types, kept
+     * for reuse, chained through their callback field; dead memory, no type reference
+     * (vpy_handles_free). */
+    PyObject *handle_free[2];
+    unsigned handle_nfree[2];
 } vpy_state;
 
 extern struct PyModuleDef vpy_moduledef;
@@ -85,6 +90,7 @@ int vpy_tls_session_add(PyObject *m, vpy_state *st);  /* tls_session.c */
 int vpy_sock_add(PyObject *m, vpy_state *st);         /* sock.c */
 int vpy_trnew_add(PyObject *m, vpy_state *st);        /* transport_new.c */
 int vpy_trnew_traverse(vpy_state *st, visitproc visit, void *arg);
+void vpy_handles_free(vpy_state *st); /* handle.c: frees the kept Handles (module freed) */
 void vpy_trnew_clear(vpy_state *st, int free_it); /* free_it: also the names (module freed) */
 
 #endif

@@ -111,6 +111,72 @@ def test_call_soon_fifo_and_args(loop):
     assert out == list(range(1000))
 
 
+def test_reused_handles_are_fresh_and_skip_the_gc_count(loop):
+    """Freed Handles are kept and reused (handle.c): a reused one starts clean (not
+    cancelled, its own callback, arguments and context, no weak references of the one
+    before), and taking it does not count toward the GC's young generation, so a turn
+    that queues a Handle per connection does not trigger a collection."""
+    import contextvars
+    import weakref
+    var = contextvars.ContextVar("v", default="none")
+    out = []
+    ctx = contextvars.copy_context()
+    ctx.run(var.set, "ctx")
+
+    def rec(i):
+        out.append((i, var.get()))
+    # a first batch of the same shape: its Handles (and their argument tuples, CPython's
+    # own free list) are freed when it has run
+    first = [loop.call_soon(rec, -1, context=ctx) for _ in range(1000)]
+    refs = [weakref.ref(h) for h in first[:10]]
+    first[0].cancel()
+    loop.call_soon(loop.stop)
+    loop.run_forever()
+    del first
+    assert all(r() is None for r in refs)
+    out.clear()
+    hs = [None] * 1000
+    gc.disable()
+    try:
+        n0 = gc.get_count()[0]
+        for i in range(1000):
+            hs[i] = loop.call_soon(rec, i, context=ctx)
+        n1 = gc.get_count()[0]
+    finally:
+        gc.enable()
+    # CPython's own allocation of each Handle would add 1000
+    assert n1 - n0 < 100, n1 - n0
+    # TimerHandles too: a batch armed and cancelled (freed), then the same again
+    for t in [loop.call_later(100, rec, -1, context=ctx) for _ in range(1000)]:
+        t.cancel()
+    gc.disable()
+    try:
+        n2 = gc.get_count()[0]
+        ts = [loop.call_later(100, rec, -2, context=ctx) for _ in range(1000)]
+        n3 = gc.get_count()[0]
+    finally:
+        gc.enable()
+    assert n3 - n2 < 100, n3 - n2
+    for t in ts:
+        t.cancel()
+    del ts, t
+    assert loop._vigil_timer_count() == 0
+    late = loop.call_later(0, rec, 1001)  # a reused TimerHandle still fires
+    hs.append(loop.call_soon(rec, 1000))  # a copy of the current context: var unset
+    assert not any(h.cancelled() for h in hs)
+    hs[3].cancel()
+    loop.call_soon(loop.stop)
+    loop.run_forever()
+    while (1001, "none") not in out:
+        loop.call_soon(loop.stop)
+        loop.run_forever()
+    out.remove((1001, "none"))
+    assert not late.cancelled()
+    assert out == [(i, "ctx") for i in range(1000) if i != 3] + [(1000, "none")]
+    assert hs[3].cancelled() and "cancelled" in repr(hs[3])
+    assert isinstance(hs[0], asyncio.Handle) or type(hs[0]).__name__ == "Handle"
+
+
 def test_cancelled_timers_release_their_handles(loop):
     hs = [loop.call_later(100, lambda: None) for _ in range(100)]
     assert loop._vigil_timer_count() == 100
