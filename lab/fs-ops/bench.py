@@ -7,7 +7,22 @@ flight (param `inflight`). Metrics: ops_per_s and cpu_ns_per_op (getrusage(RUSAG
 every thread of the process -- the thread pools' threads and io_uring's io-wq workers,
 which are the process's own threads -- user + system, per operation).
 
-Systems, one program each, alternated in rounds (the order rotates by op and round):
+Systems, one program each, run next to the peer a target compares them with: the pairs
+(vigil uring, liburing), (vigil threads, libuv), (vigil aio, libuv threads=2) and kernel
+sync alone, the pairs' order rotating by op and which of a pair goes first alternating.
+Every system runs one round of --ms 250 per op; at the op whose target is within a few
+percent (RING_OPS: read, at one in flight 0.93x-0.97x liburing against a 0.95x target)
+the ring pair, vigil uring and liburing, runs RING_ROUNDS rounds of RING_MS each instead,
+the two adjacent in every round, so that both see the same moments of the shared machine
+(in the run of 2026-12-02 07:09 they were four steps, some ten seconds, apart, and one
+program's passes spread 1.5-2x between moments). Each pass is one sample; run.py pools a
+series' samples over its rounds (the median of all passes). More rounds at every op did
+not fit: the run of 2026-12-02 07:09 took 298 s of the 300 s budget (create and unlink,
+which remake or remove the 10,000 files before each pass, 131 s), and five ring rounds of
+every op took 455 s on a loaded machine; the read rounds add some 10 s (the budget
+stays 300 s: the whole lab's 45 minutes has 17 s to spare, and a benchmark is only stopped
+past 1.5x its own).
+Systems:
   vigil     the io_uring engine (uring backend), the thread pool ("threads") and the
             Linux AIO engine (whose file-system calls go to the same pool): rows carry
             `engine`
@@ -24,7 +39,6 @@ import os
 import subprocess
 
 import plotting
-import rounds
 
 NAME = "fs-ops"
 TITLE = "File-system calls on 10,000 files in one directory, 1 and 64 in flight: operations per second"
@@ -36,15 +50,21 @@ BUDGET_S = 300
 OPS = ("create", "stat", "read", "rename", "unlink", "readdir")
 ROUTE_OPS = ("route:unlink", "route:rename", "route:mkdir", "route:symlink", "route:link", "route:ftruncate",
              "route:fallocate")
-SYSTEMS = [  # (label, program, args)
+SYSTEMS = [  # (label, program, args), in the pairs the targets compare
     ("vigil uring", "fo_vigil", ["--engine", "uring"]),
-    ("libuv", "fo_libuv", ["--threads", "4"]),
-    ("vigil threads", "fo_vigil", ["--engine", "threads"]),
     ("liburing", "fo_liburing", []),
+    ("vigil threads", "fo_vigil", ["--engine", "threads"]),
+    ("libuv", "fo_libuv", ["--threads", "4"]),
     ("vigil aio", "fo_vigil", ["--engine", "aio"]),
     ("libuv threads=2", "fo_libuv", ["--threads", "2"]),
     ("kernel sync", "fo_sync", ["--inflight", "1"]),
 ]
+PAIRS = [(0, 1), (2, 3), (4, 5), (6,)]  # indices into SYSTEMS; the first pair is the ring pair
+MS = 250  # measuring time per point, one round (each point at least fo.h's FO_MIN_PASSES passes)
+# The ring pair's rounds and measuring time per round: each round is the minimum of three
+# passes (a read pass at one in flight is some 50 ms), the pair's steps adjacent.
+RING_ROUNDS, RING_MS = 5, 50
+RING_OPS = ("read",)
 
 
 def fs_type(path):
@@ -55,22 +75,46 @@ def fs_type(path):
         return "unknown"
 
 
+def _order(pairs, k):
+    """The order of a round: the pairs rotated by k, each pair's first alternating with k."""
+    if not pairs:
+        return []
+    k0 = k % len(pairs)
+    out = []
+    for p in pairs[k0:] + pairs[:k0]:
+        out += p if (k // len(pairs)) % 2 == 0 else p[::-1]
+    return out
+
+
 def plan(ctx):
-    # one round: each step already runs several passes (at least three per point: fo.h FO_MIN_PASSES)
-    n_rounds, ms = (1, 30) if ctx.quick else (1, 250)
+    n_ring, ms, ring_ms = (1, 30, 30) if ctx.quick else (RING_ROUNDS, MS, RING_MS)
     d = os.path.join(ctx.tmp, "dir")
     os.makedirs(d, exist_ok=True)
     fs = fs_type(d)
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
+    pairs = [[SYSTEMS[i] for i in p if SYSTEMS[i] in have] for p in PAIRS]
+    ring, others = [p for p in pairs[:1] if p], [p for p in pairs[1:] if p]
 
-    def step(r, op, s):
+    def step(r, n, op, s, t):
         if s[1] == "fo_liburing" and op == "readdir":
             return None  # io_uring has no getdents
         # create and unlink also remake or remove the 10,000 files before each pass
-        est = (0.8 if ctx.quick else 1.2) * (1 if "--inflight" in s[2] else 2) * (2 if op in ("create", "unlink") else 1)
-        return dict(cmd=[s[1], "--dir", d, "--op", op, "--ms", str(ms), "--fs", fs] + s[2],
-                    label=f"round {r + 1}/{n_rounds}: {op}: {s[0]}", est_s=est, timeout_s=180)
-    steps = rounds.alternate(n_rounds, OPS, have, step)
+        est = (0.8 if ctx.quick else (1.2 if t >= MS else 0.8)) * (1 if "--inflight" in s[2] else 2) * \
+            (2 if op in ("create", "unlink") else 1)
+        return dict(cmd=[s[1], "--dir", d, "--op", op, "--ms", str(t), "--fs", fs] + s[2],
+                    label=f"round {r + 1}/{n}: {op}: {s[0]}", est_s=est, timeout_s=180)
+    steps = []
+    for r in range(n_ring):
+        for gi, op in enumerate(OPS):
+            many = op in RING_OPS
+            if r > 0 and not many:
+                continue
+            # at RING_OPS the ring pair in every round, the other pairs once, in the first
+            order = _order((ring if many or r == 0 else []) + (others if r == 0 else []), r + gi)
+            for s in order:
+                st = step(r, n_ring if many else 1, op, s, ring_ms if many and ring and s in ring[0] else ms)
+                if st:
+                    steps.append(st)
     if os.path.exists(os.path.join(ctx.bin, "fo_vigil")):
         for op in ROUTE_OPS:
             for route in ("ring", "threads"):

@@ -188,6 +188,12 @@ extern const struct vigil__file_engine vigil__file_engine_uring;
 extern const struct vigil__file_engine vigil__file_engine_aio;
 extern const struct vigil__file_engine vigil__file_engine_threads;
 
+/* engine_uring.c: vigil_file_start's one request on the io_uring engine, called
+ * directly rather than through submit (the same work as submit with n = 1: the same
+ * SQE, the same state). req is validated and in flight; check_fast passes only reads,
+ * writes, opens and closes, which always go to the ring. */
+void vigil__file_uring_start(vigil_loop *loop, struct vigil__file *f, vigil_file_req *req);
+
 /* The thread pool: the threads engine, and AIO's fallback for what AIO cannot do. */
 struct vigil__fthr;
 

@@ -390,7 +390,10 @@ int vigil_file_start(vigil_loop *loop, vigil_file_req *req)
             mark_inflight(req);
             f->inflight++;
             loop->active++;
-            f->eng->submit(loop, f, &req, 1);
+            if (f->eng == &vigil__file_engine_uring)
+                vigil__file_uring_start(loop, f, req);
+            else
+                f->eng->submit(loop, f, &req, 1);
             return 0;
         }
     }

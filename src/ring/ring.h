@@ -166,7 +166,7 @@ static inline struct io_uring_sqe *vigil__ring_sqe(struct vigil__ring *r)
  * store to an SQE). These rings have 64-byte SQEs: IORING_SETUP_SQE128 is never asked. */
 struct vigil__ring_batch {
     struct io_uring_sqe *sqes;
-    unsigned tail, mask, ops;
+    unsigned tail, mask; /* the slots taken: from the ring's sqe_tail (unchanged until the end) to tail */
 };
 static inline unsigned vigil__ring_room(struct vigil__ring *r)
 {
@@ -177,11 +177,10 @@ static inline unsigned vigil__ring_room(struct vigil__ring *r)
 static inline struct vigil__ring_batch vigil__ring_batch(struct vigil__ring *r)
 {
     struct io_uring_sq *sq = &r->ring.sq;
-    return (struct vigil__ring_batch){sq->sqes, sq->sqe_tail, sq->ring_mask, 0};
+    return (struct vigil__ring_batch){sq->sqes, sq->sqe_tail, sq->ring_mask};
 }
 static inline struct io_uring_sqe *vigil__ring_batch_next(struct vigil__ring_batch *b)
 {
-    b->ops++;
     return &b->sqes[b->tail++ & b->mask];
 }
 static inline void vigil__ring_op_set(struct io_uring_sqe *sqe, struct vigil__ring_op *op)
@@ -190,8 +189,9 @@ static inline void vigil__ring_op_set(struct io_uring_sqe *sqe, struct vigil__ri
 }
 static inline void vigil__ring_batch_end(struct vigil__ring *r, const struct vigil__ring_batch *b)
 {
+    /* The count from the tails: one counter fewer to keep per slot in the batch's loop. */
+    r->inflight += b->tail - r->ring.sq.sqe_tail;
     r->ring.sq.sqe_tail = b->tail;
-    r->inflight += b->ops;
 }
 
 /* Makes sqe an op: its completion runs op->complete. Counted in flight until then. */
