@@ -12,9 +12,12 @@ requests_per_s, server_cpu_ns_per_request (every thread of the server process, r
 from /proc around the window), rtt_us (p50/p99 over round trips), client_busy, and from
 separate, untimed runs under `perf trace -s` (strace where perf cannot trace; the
 median of three per server at 1 connection and of five from 100 up),
-syscalls_per_request. Timed rounds alternate the servers per point, rotating the order;
-run.py pools the rounds: seven short rounds, requests_per_s, server CPU and client_busy
-as their median (echodrive.py), rtt_us over every round trip."""
+syscalls_per_request. A timed round of a point is one step (driver.py) with every server
+side by side: all started at once, one client connected to all of them, the servers
+taking turns of 0.25 s (two each, A B C .. C B A, the first server rotating from round
+to round and point to point), so that a slow spell of the shared machine falls on every
+server alike. run.py pools the rounds: seven rounds, requests_per_s, server CPU and
+client_busy as their median, rtt_us over every round trip."""
 import os
 import sys
 
@@ -38,6 +41,7 @@ SYSTEMS = [("srv_epoll", "kernel", "epoll", None),
            ("echo_server", "vigil", "echo_server example", "epoll")]
 POINTS = [(c, m) for c in (1, 100, 1000) for m in (64, 4096)]
 PARAMS = ("conns", "msg_bytes")
+TURNS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver.py")
 DRIVER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common", "echodrive.py")
 
 
@@ -52,10 +56,20 @@ def _name(s):
 
 
 def plan(ctx):
-    n_rounds, secs, warm = (1, 0.3, 0.1) if ctx.quick else (7, 0.5, 0.2)
-    steps = rounds.alternate(n_rounds, POINTS, SYSTEMS, lambda r, pt, s: dict(
-        cmd=_cmd(ctx, s, pt) + ["--seconds", secs, "--warmup", warm],
-        label=f"round {r + 1}/{n_rounds}: {_name(s)} conns {pt[0]} {pt[1]} B", est_s=secs + warm + 0.4))
+    n_rounds, secs, slice_, warm = (1, 0.3, 0.15, 0.1) if ctx.quick else (7, 0.5, 0.25, 0.2)
+    turns = max(1, round(secs / slice_))
+    steps = []
+    for r in range(n_rounds):
+        for pi, pt in enumerate(POINTS):
+            k = (r + pi) % len(SYSTEMS)
+            order = SYSTEMS[k:] + SYSTEMS[:k]
+            cmd = [sys.executable or "/usr/bin/python3", TURNS, "--bin", ctx.bin, "--conns", pt[0], "--msg-bytes", pt[1],
+                   "--seconds", secs, "--slice", slice_, "--warmup", warm]
+            for s in order:
+                cmd += ["--srv", ",".join(x for x in s if x)]
+            # per server: its warm-up, its turns (each SETTLE_S uncounted and a drain), its start and stop
+            steps.append(dict(cmd=cmd, label=f"round {r + 1}/{n_rounds}: conns {pt[0]} {pt[1]} B, {_name(order[0])} first",
+                              est_s=len(SYSTEMS) * (warm + secs + turns * 0.07 + 0.25) + 0.5))
     # the counting runs: untimed, after every timed round; 30 requests per connection (at
     # least 3,000); per server and point the median of three runs at 1 connection (the
     # count is exact there: one turn per request) and of five from 100 up, where how many

@@ -156,6 +156,8 @@ void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
      * receives reach the kernel in that order, so the first buffers go to them (the
      * list was a stack, and the last to starve was served first). */
     struct vigil__sock *s = n->starved;
+    if (!s)
+        return; /* the common case: nobody waits (no stores) */
     n->starved = n->starved_tail = NULL;
     while (s) {
         struct vigil__sock *next = s->starved_next;

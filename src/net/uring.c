@@ -184,7 +184,8 @@ static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res
 {
     struct vigil__sock *s = of_rx(op);
     struct vigil__net *n = vigil__net_of(loop);
-    vigil__defer(loop, &n->tw_later); /* once per turn: taskrun_rest */
+    if (!n->tw_later.queued) /* once per turn: taskrun_rest (the test here: no call per completion) */
+        vigil__defer(loop, &n->tw_later);
     /* The common case first, a stream's bytes in a pool buffer while the program
      * receives: the op stays armed, nothing is stashed, nothing closes. It is what the
      * general path below does for it, without its ladder of checks and the call to
