@@ -130,3 +130,18 @@ def alternate(rounds, groups, systems, step):
                 if st:
                     steps.append(st)
     return steps
+
+
+def paired_order(pairs, k):
+    """The order of round k when each system runs next to the peer its target compares it
+    with: the pairs (lists of systems) rotated by k, and within each pair the first
+    system alternating every len(pairs) rounds, so each system of a pair runs first and
+    second equally often. Empty pairs are left out."""
+    pairs = [p for p in pairs if p]
+    if not pairs:
+        return []
+    k0 = k % len(pairs)
+    out = []
+    for p in pairs[k0:] + pairs[:k0]:
+        out += p if (k // len(pairs)) % 2 == 0 else p[::-1]
+    return out

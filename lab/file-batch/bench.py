@@ -34,6 +34,7 @@ import sys
 
 import count
 import plotting
+import rounds
 
 NAME = "file-batch"
 TITLE = ("Random reads at depth 256 in groups of 1/8/32: 8 KiB O_DIRECT on a written file, on "
@@ -62,23 +63,11 @@ ROUNDS, MS, WRITTEN_EVERY = 24, 40, 4
 WRITTEN_MS = 80
 
 
-def _order(have, k):
-    """The round's order: the pairs rotated by k, each pair's first alternating with k."""
-    pairs = [[SYSTEMS[i] for i in p if SYSTEMS[i] in have] for p in PAIRS]
-    pairs = [p for p in pairs if p]
-    if not pairs:
-        return []
-    k0 = k % len(pairs)
-    out = []
-    for p in pairs[k0:] + pairs[:k0]:
-        out += p if (k // len(pairs)) % 2 == 0 else p[::-1]
-    return out
-
-
 def plan(ctx):
     # Many short rounds: on a shared machine, systems measured close in time pair better.
     n_rounds = 1 if ctx.quick else ROUNDS
     have = [s for s in SYSTEMS if os.path.exists(os.path.join(ctx.bin, s[1]))]
+    pairs = [[SYSTEMS[i] for i in p if SYSTEMS[i] in have] for p in PAIRS]
     steps = [dict(cmd=[PYTHON, os.path.join(HERE, "prep.py"), ctx.tmp] + (["--quick"] if ctx.quick else []),
                   label="make the files (written, unwritten, cached)", est_s=2 if ctx.quick else 8)]
     steps.append(dict(cmd=["fb_pool"], label="pool vs calloc/free", est_s=0.5 if ctx.quick else 2))
@@ -89,7 +78,7 @@ def plan(ctx):
             ms = 100 if ctx.quick else (WRITTEN_MS if f == "written" else MS)
             # a window is at least 5 ms (fb.h), the warm-up two windows
             win = max(ms / 20, 5)
-            for s in _order(have, r + gi):
+            for s in rounds.paired_order(pairs, r + gi):
                 steps.append(dict(
                     cmd=[s[1], "--path", os.path.join(ctx.tmp, f), "--file", f, "--batch", "1,8,32", "--ms", str(ms)]
                     + s[2], label=f"round {r + 1}/{n_rounds}: {f}: {s[0]}", est_s=3 * (ms + 2 * win + 25) / 1000))

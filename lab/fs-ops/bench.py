@@ -39,6 +39,7 @@ import os
 import subprocess
 
 import plotting
+import rounds
 
 NAME = "fs-ops"
 TITLE = "File-system calls on 10,000 files in one directory, 1 and 64 in flight: operations per second"
@@ -75,17 +76,6 @@ def fs_type(path):
         return "unknown"
 
 
-def _order(pairs, k):
-    """The order of a round: the pairs rotated by k, each pair's first alternating with k."""
-    if not pairs:
-        return []
-    k0 = k % len(pairs)
-    out = []
-    for p in pairs[k0:] + pairs[:k0]:
-        out += p if (k // len(pairs)) % 2 == 0 else p[::-1]
-    return out
-
-
 def plan(ctx):
     n_ring, ms, ring_ms = (1, 30, 30) if ctx.quick else (RING_ROUNDS, MS, RING_MS)
     d = os.path.join(ctx.tmp, "dir")
@@ -110,7 +100,7 @@ def plan(ctx):
             if r > 0 and not many:
                 continue
             # at RING_OPS the ring pair in every round, the other pairs once, in the first
-            order = _order((ring if many or r == 0 else []) + (others if r == 0 else []), r + gi)
+            order = rounds.paired_order((ring if many or r == 0 else []) + (others if r == 0 else []), r + gi)
             for s in order:
                 st = step(r, n_ring if many else 1, op, s, ring_ms if many and ring and s in ring[0] else ms)
                 if st:
