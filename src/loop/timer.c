@@ -56,10 +56,10 @@
  *     for on every wake-up, a rarer one is not;
  *   - bursts (record_sleep): a sleep that wakes more than the tail past the margin
  *     raises the margin at once to that lateness less the tail, up to the budget
- *     (attack; not for lateness past 1.5x the budget, which no margin meets); every later wake-up the margin covers takes a quarter of the excess
- *     over the level back, all of it once less than 1 us (decay: a margin raised to
- *     200 us over a 25 us level is within 10 us of it 10 covered wake-ups later, at it
- *     after 18).
+ *     (attack; not for lateness past 1.5x the budget, which no margin meets); every
+ *     later wake-up the margin covers takes a quarter of the excess over the level
+ *     back, all of it once less than 1 us (decay: a margin raised to 200 us over a
+ *     25 us level is within 10 us of it 10 covered wake-ups later, at it after 18).
  * Both are clamped to [MARGIN_MIN_NS, precise_budget_ns]; before a class has any
  * sample its margin is MARGIN_INIT_NS: the first wake-ups spin a little more rather
  * than wake late. The spin is the margin less that wake-up's own lateness.

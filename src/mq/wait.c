@@ -81,10 +81,11 @@
  *   where the receiver's CPU is never idle; the benchmark's sleeps_per_msg tells). So
  *   each sample counts back in how late the thread's previous wait resumed after its
  *   word changed (vigil__mq_late_ns, per thread: the wake-up latency after a sleep,
- *   next to nothing after a spin): G, not G - L. Unless the thread sent a message in between (any queue): then the
- *   wait is for an answer (request/response), which started with our send and was not
- *   shortened by our lateness; counting it in there kept 64 KiB round trips, whose
- *   waits are ~10 us, sleeping once they had slept (mq-pingpong: 25 -> 34 us).
+ *   next to nothing after a spin): G, not G - L. Unless the thread sent a message in
+ *   between (any queue): then the wait is for an answer (request/response), which
+ *   started with our send and was not shortened by our lateness; counting it in there
+ *   kept 64 KiB round trips, whose waits are ~10 us, sleeping once they had slept
+ *   (mq-pingpong: 25 -> 34 us).
  *
  * DEAD WAKERS
  *   The sleep has no slices, so a sleeper does not look for lost wakes itself. A waker

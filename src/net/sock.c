@@ -503,6 +503,15 @@ static void sq_advance(vigil_loop *loop, struct vigil__net *n, struct vigil__soc
         shut_now(s);
 }
 
+/* What follows a send's end, on either path of vigil__net_send_done: the next queued
+ * send started (or a pending shutdown made), then the close the callback asked for. */
+static void send_tail(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    sq_advance(loop, n, s);
+    if (s->state & VIGIL__S_CLOSING)
+        vigil__net_close_maybe(loop, n, s);
+}
+
 void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out)
 {
     /* Off the queue before its callback runs: nothing else can end it now. */
@@ -522,9 +531,7 @@ void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__
             return;
         if (s->state & VIGIL__S_CLOSING) /* vigil__net_finish's end */
             vigil__net_close_maybe(loop, n, s);
-        sq_advance(loop, n, s);
-        if (s->state & VIGIL__S_CLOSING)
-            vigil__net_close_maybe(loop, n, s);
+        send_tail(loop, n, s);
         return;
     }
     s->sq_head = r->next;
@@ -536,9 +543,7 @@ void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__
     if (r->cancel && out >= 0 && r->kind != VIGIL__NK_SENDTO && !whole)
         out = -ECANCELED;
     vigil__net_finish(loop, n, r, out);
-    sq_advance(loop, n, s);
-    if (s->state & VIGIL__S_CLOSING)
-        vigil__net_close_maybe(loop, n, s);
+    send_tail(loop, n, s);
 }
 
 static int send_common(vigil_loop *loop, vigil_sock *ps, struct vigil__nreq *r, int kind, vigil_net_cb cb)
