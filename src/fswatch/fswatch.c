@@ -704,6 +704,8 @@ static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *na
                 }
                 node_rename(n, parent, name, nlen);
                 drop_stale(st, parent, name, nlen, n);
+                if (st->nmiss)
+                    miss_del(st, parent, name, nlen);
                 if (mode == ADD_REPORT)
                     return scan_fd(st, n, dfd, mode);
                 close(dfd);
@@ -714,6 +716,13 @@ static int add_dir(struct fsw_state *st, struct fsw_node *parent, const char *na
                     inotify_rm_watch(st->fd, wd);
                     err = -ENOMEM;
                 } else {
+                    /* Watched now: if its CREATED found it gone (moved on before the
+                     * event was read) and this is the scan that found it again, it is
+                     * missed no more. A stale entry would make its next rename look
+                     * like the move of a directory never scanned, and report what is
+                     * under it a second time. */
+                    if (st->nmiss)
+                        miss_del(st, parent, name, nlen);
                     return scan_fd(st, n, dfd, scan_mode);
                 }
             }
