@@ -163,8 +163,8 @@ static int handle_clear(HandleObject *h)
  * this many of each. A handle that CPython allocates counts toward the cyclic GC's young
  * generation (a collection when 700 more have been allocated than freed), one taken from
  * here does not, as uvloop's Handle and TimerHandle (Cython free lists) do not. On a
- * server with 1000 connections a turn's first pass queues a Handle per connection (a
- * future's done-callback: the task's wake-up) before the second pass runs and frees
+ * server with 1000 connections a turn's found work queues a Handle per connection (a
+ * future's done-callback: the task's wake-up) before the ready pass runs and frees
  * them, so without this list nearly every such turn triggered a young collection of the
  * 1000 live Handles: py-echo streams at 1000 connections on io_uring, 3 s runs of
  * 50-130k requests, 5 alternated pairs: 75-107 young collections a run without the list,

@@ -26,11 +26,13 @@ static void loop_release(LoopObject *l)
     vpy_fdwatch_table_free(l);
     vpy_ready_clear(l);
     l->npend = 0;
+    l->npend_behind = 0;
     if (l->vl && l->pid == getpid()) {
         vigil_io_stop(l->vl, &l->wake_io);
         vigil_loop_free(l->vl);
     }
     l->vl = NULL;
+    l->npend_behind = 0;
     l->npend = 0; /* what vigil_loop_free's last callbacks recorded */
     for (int k = 0; k < VPY_KIND_COUNT; k++)
         while ((h = l->active[k]))
@@ -339,7 +341,7 @@ static PyObject *loop_run_once(LoopObject *l, PyObject *unused)
     int r = vigil_loop_run(l->vl, VIGIL_RUN_NOWAIT);
     if (r < 0 && r != -EINTR)
         return vpy_set_oserror(-r);
-    if (vpy_process_pending(l) < 0 || vpy_run_ready(l) < 0)
+    if (vpy_process_pending(l) < 0 || vpy_run_ready(l, l->ready.len) < 0)
         return NULL;
     Py_RETURN_NONE;
 }

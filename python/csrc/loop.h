@@ -103,7 +103,13 @@ struct vpy_ready {
 struct vpy_pend {
     struct vpy_handle *h;
     int revents;
+    int flags; /* VPY_PEND_* */
 };
+
+/* struct vpy_pend's flags. BEHIND (vpy_pend_push_behind): the work keeps asyncio's
+ * order, queued behind what was ready before the wait; without it, it runs first
+ * (vpy_loop_run says why). */
+#define VPY_PEND_BEHIND 1
 
 struct LoopObject {
     PyObject_HEAD
@@ -113,6 +119,7 @@ struct LoopObject {
     /* Recorded events: a flat array, emptied every turn (C heap: filled without GIL). */
     struct vpy_pend *pend;
     size_t npend, pend_cap;
+    size_t npend_behind; /* of them, VPY_PEND_BEHIND */
     int pend_nomem;
     struct vpy_handle *active[VPY_KIND_COUNT]; /* started handles, per kind */
     size_t nactive[VPY_KIND_COUNT];
@@ -135,10 +142,12 @@ struct LoopObject {
 
 /* runloop.c */
 int vpy_pend_push(LoopObject *l, struct vpy_handle *h, int revents); /* no GIL needed */
+/* The same for work that keeps asyncio's order (VPY_PEND_BEHIND). */
+int vpy_pend_push_behind(LoopObject *l, struct vpy_handle *h, int revents);
 int vpy_ready_push(LoopObject *l, PyObject *obj, struct vpy_handle *h); /* steals obj */
 void vpy_ready_clear(LoopObject *l);
 int vpy_process_pending(LoopObject *l);
-int vpy_run_ready(LoopObject *l);
+int vpy_run_ready(LoopObject *l, size_t n); /* the first n entries */
 PyObject *vpy_loop_run(LoopObject *l);
 void vpy_ring_doorbell(LoopObject *l);
 void vpy_on_doorbell(vigil_loop *vl, vigil_io *w, int revents);

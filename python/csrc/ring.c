@@ -31,3 +31,25 @@ void vpy_ring_free(struct vpy_ring *r)
     r->buf = NULL;
     r->head = r->len = r->cap = 0;
 }
+
+void vpy_ring_rotate(struct vpy_ring *r, size_t esz, size_t n)
+{
+    if (n == 0 || n >= r->len)
+        return;
+    char *b = r->buf;
+    size_t mask = r->cap - 1;
+    if (n <= r->len - n) {
+        /* Head to tail, n times: the slot behind the tail is free, or, when the ring is
+         * full, it is the head's own slot, and moving the head makes it the last. */
+        for (size_t i = 0; i < n; i++) {
+            memmove(b + ((r->head + r->len) & mask) * esz, b + r->head * esz, esz);
+            r->head = (r->head + 1) & mask;
+        }
+    } else {
+        /* Tail to head, len - n times (the mirror image). */
+        for (size_t i = n; i < r->len; i++) {
+            r->head = (r->head + mask) & mask;
+            memmove(b + r->head * esz, b + ((r->head + r->len) & mask) * esz, esz);
+        }
+    }
+}

@@ -42,4 +42,9 @@ static inline void vpy_ring_drop(struct vpy_ring *r)
     r->len--;
 }
 
+/* Moves the first n elements behind the others, keeping each group's order: [a b | c d e]
+ * becomes [c d e | a b]. In place (no memory is needed, so it cannot fail), min(n,
+ * len - n) element copies: the cheaper end moves. */
+void vpy_ring_rotate(struct vpy_ring *r, size_t esz, size_t n);
+
 #endif

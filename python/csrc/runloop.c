@@ -80,7 +80,7 @@ void vpy_ready_clear(LoopObject *l)
 
 /* ------------------------------------------------- events from vigil callbacks */
 
-int vpy_pend_push(LoopObject *l, struct vpy_handle *h, int revents)
+static int pend_push(LoopObject *l, struct vpy_handle *h, int revents, int flags)
 {
     if (l->npend == l->pend_cap) {
         size_t ncap = l->pend_cap ? l->pend_cap * 2 : 64;
@@ -92,12 +92,47 @@ int vpy_pend_push(LoopObject *l, struct vpy_handle *h, int revents)
         l->pend = n;
         l->pend_cap = ncap;
     }
-    l->pend[l->npend++] = (struct vpy_pend){h, revents};
+    l->pend[l->npend++] = (struct vpy_pend){h, revents, flags};
+    l->npend_behind += flags & VPY_PEND_BEHIND;
     return 0;
 }
 
-/* Turns recorded events into ready work, through each handle's ops. No Python code runs
- * here. */
+int vpy_pend_push(LoopObject *l, struct vpy_handle *h, int revents)
+{
+    return pend_push(l, h, revents, 0);
+}
+
+int vpy_pend_push_behind(LoopObject *l, struct vpy_handle *h, int revents)
+{
+    return pend_push(l, h, revents, VPY_PEND_BEHIND);
+}
+
+/* Turns the recorded events whose flags & VPY_PEND_BEHIND equal `behind` into ready
+ * work, through each handle's ops. No Python code runs here. */
+static int pending_pass(LoopObject *l, int behind)
+{
+    int rc = 0;
+    for (size_t i = 0; i < l->npend; i++) {
+        struct vpy_pend *p = &l->pend[i];
+        if ((p->flags & VPY_PEND_BEHIND) == behind && p->h->ops->event(l, p->h, p->revents) < 0)
+            rc = -1;
+    }
+    return rc;
+}
+
+static int pending_done(LoopObject *l, int rc)
+{
+    l->npend = 0;
+    l->npend_behind = 0;
+    if (l->pend_nomem) {
+        l->pend_nomem = 0;
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Turns recorded events into ready work, queued in the order vigil recorded them. */
 int vpy_process_pending(LoopObject *l)
 {
     int rc = 0;
@@ -106,13 +141,23 @@ int vpy_process_pending(LoopObject *l)
         if (p->h->ops->event(l, p->h, p->revents) < 0)
             rc = -1;
     }
-    l->npend = 0;
-    if (l->pend_nomem) {
-        l->pend_nomem = 0;
-        PyErr_NoMemory();
+    return pending_done(l, rc);
+}
+
+/* The same for a turn of vpy_loop_run: the work found runs first (at the head of the
+ * ready queue, in the order vigil recorded it), but the VPY_PEND_BEHIND work goes behind
+ * what was queued before. *first: how many entries run first; *before: how many keep
+ * asyncio's order (what was queued, then the BEHIND work). */
+static int process_pending_turn(LoopObject *l, size_t *first, size_t *before)
+{
+    size_t queued = l->ready.len;
+    int rc = pending_pass(l, 0);
+    *first = l->ready.len - queued;
+    vpy_ring_rotate(&l->ready, sizeof(struct vpy_ready), queued);
+    if (l->npend_behind && pending_pass(l, VPY_PEND_BEHIND) < 0)
         rc = -1;
-    }
-    return rc;
+    *before = l->ready.len - *first;
+    return pending_done(l, rc);
 }
 
 /* ---------------------------------------------------------------- the doorbell */
@@ -181,7 +226,7 @@ static int mid_turn(LoopObject *l)
     return vpy_process_pending(l);
 }
 
-/* Runs what is queued now (not what those callbacks queue).
+/* Runs the first n entries of the ready queue (not what their callbacks queue).
  *
  * On io_uring a transport's write is an SQE that reaches the kernel with the turn's one
  * io_uring_enter, from a loop send buffer (stream.c). With 1,000 connections a pass
@@ -206,9 +251,8 @@ static int mid_turn(LoopObject *l)
  * 256 0.92x, none 1.12x, a 128 KiB byte threshold 0.98x; protocol 0.90x, 0.99x, 0.92x,
  * 0.96x, 0.83x, 1.00x; CPU per request lowest with none or 256 (0.63-0.79x), as under
  * load before. No setting stood out of the spread, so 64 stays. */
-int vpy_run_ready(LoopObject *l)
+int vpy_run_ready(LoopObject *l, size_t n)
 {
-    size_t n = l->ready.len;
     double slow = -1;
     while (n-- > 0 && l->ready.len) {
         if (l->nsent_turn >= SEND_BATCH && l->vl && !l->closed && mid_turn(l) < 0)
@@ -255,29 +299,61 @@ PyObject *vpy_loop_run(LoopObject *l)
             ret = NULL;
             break;
         }
-        size_t queued = l->ready.len;
-        if (vpy_process_pending(l) < 0) {
+        /* The order of a turn: (1) what the wait found, (2) the ready queue as it is
+         * then: what was queued before the wait, then what (1) queued; what (2)
+         * queues waits for the next wait. This is uvloop's order, read from its poll
+         * phase on: libuv runs the I/O callbacks (data_received) in its poll phase and
+         * uvloop's ready queue in the next idle phase, so a callback and the callbacks
+         * it schedules always have a wait between them, while a future completed by
+         * data_received wakes its task in the same turn.
+         *
+         * Why not asyncio's order (found work behind the ready queue, one pass)? It
+         * wakes that task only after another wait, so this loop ran a second pass for
+         * what the first pass scheduled; that pass also ran, before any wait, what the
+         * ready callbacks scheduled. aiohttp's handler task writes its response and
+         * ends; its RequestHandler.start then resumed at once, before a wait could read
+         * the client's next request, found no request and slept on a new future, which
+         * that request then completed: 2.0 steps of start per request (asyncio and
+         * rloop: 2.0 as well), where uvloop takes 1.5-1.7: its start resumes after a
+         * poll phase that often read the next request already, and goes on with it.
+         * One task step and one pass of the loop less per request. Counted on 2 Dec
+         * 2026 (a counting task factory, wrk -t1 -c100, 3 s): start's steps per request
+         * 2.01 -> 1.45 on epoll (uvloop 1.43-1.47), 2.01 -> 1.83 on io_uring, whose
+         * sends reach the kernel only with the next turn's io_uring_enter, so the
+         * answer to them is seen a turn later; at 1000 connections epoll 2.04 -> 1.23
+         * (uvloop 1.11-1.23), io_uring 1.89.
+         *
+         * asyncio's guarantees hold: call_soon's callbacks run in FIFO order (found
+         * work only moves before the ring, whose order is kept); a callback scheduled
+         * by a callback runs after a later wait. One order of asyncio's is kept on
+         * purpose: a stream transport's first receive (VPY_PEND_BEHIND, stream.c) runs
+         * behind what was queued before the wait, so the task that awaited
+         * create_connection (whose waiter completed with connection_made) resumes
+         * before the first data_received, as CPython's suite expects
+         * (test_buffered_proto: the callback uses the transport create_connection
+         * returned). stop() ends the turn as asyncio's "current batch": what was queued
+         * before the wait still runs (asyncio runs it in the same pass as the found
+         * work); what the found work queued waits for the next run (in asyncio it is
+         * the next iteration's), even when the stop() came from that earlier part. */
+        size_t found, queued;
+        if (process_pending_turn(l, &found, &queued) < 0) {
             ret = NULL;
             break;
         }
-        int from_io = l->ready.len != queued; /* the turn found events or timers */
         if (PyErr_CheckSignals() < 0) {
             ret = NULL;
             break;
         }
-        if (vpy_run_ready(l) < 0) {
+        if (found && vpy_run_ready(l, found) < 0) {
             ret = NULL;
             break;
         }
-        /* A second pass for what the turn's callbacks scheduled: a reader's callback
-         * completes a future, whose task then runs here, before the next wait, not
-         * after a turn of its own (one non-blocking wait and one pass of the loop saved
-         * per awaited event, as uvloop runs its ready queue after libuv's poll phase).
-         * Only after a turn that found something, and only one more generation: a
-         * callback that schedules itself still lets the loop poll between its runs.
-         * FIFO order is unchanged; after stop(), what the callbacks scheduled waits
-         * for the next run, as asyncio documents. */
-        if (from_io && l->ready.len && !l->stopping && !l->closed && vpy_run_ready(l) < 0) {
+        size_t scheduled = l->ready.len - queued; /* by the found work */
+        if (!l->closed && vpy_run_ready(l, queued) < 0) {
+            ret = NULL;
+            break;
+        }
+        if (!l->stopping && !l->closed && vpy_run_ready(l, scheduled) < 0) {
             ret = NULL;
             break;
         }

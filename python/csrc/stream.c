@@ -96,6 +96,8 @@ enum {
     TF_MAY_PAUSE = 1u << 15,    /* _maybe_pause_protocol was called (maybe_pause, new limits)
                                    since the last reap at the low-water mark: the protocol may
                                    be paused, so completed sends go through tio_reap */
+    TF_DELIVERED = 1u << 16,    /* something received was handed to the protocol: later
+                                   receives run before the ready queue (runloop.c) */
 };
 
 struct TransportObject {
@@ -230,7 +232,12 @@ static void mark(TransportObject *t, vigil_loop *vl)
     if (t->flags & TF_PEND_MARKED)
         return;
     t->flags |= TF_PEND_MARKED;
-    vpy_pend_push(vigil_loop_data(vl), &t->lh, 0);
+    /* Until the protocol got its first bytes, asyncio's order: behind what was ready
+     * before the wait (create_connection's caller resumes before data_received). */
+    if (t->flags & TF_DELIVERED)
+        vpy_pend_push(vigil_loop_data(vl), &t->lh, 0);
+    else
+        vpy_pend_push_behind(vigil_loop_data(vl), &t->lh, 0);
 }
 
 static void on_recv(vigil_loop *vl, vigil_sock *s, ssize_t res, vigil_buf *buf)
@@ -484,6 +491,7 @@ static int tio_deliver(TransportObject *t)
         int r = res <= 0                     ? deliver_end(t, res)
                 : t->flags & TF_BUFFERED ? deliver_into_buffer(t)
                                              : deliver_bytes(t);
+        t->flags |= TF_DELIVERED;
         if (r != DELIVER_NEXT)
             return r;
     }

@@ -481,12 +481,15 @@ def test_sendfile_to_a_transport(tmp_path, size):
     async def main():
         got = asyncio.get_running_loop().create_future()
 
+        peer_done = asyncio.get_running_loop().create_future()
+
         async def peer(reader, writer):
             buf = await reader.readexactly(5 + size + 3)
             writer.write(b"back")
             await writer.drain()
             got.set_result(buf)
             writer.close()
+            peer_done.set_result(None)
 
         srv = await asyncio.start_server(peer, "127.0.0.1", 0)
         port = srv.sockets[0].getsockname()[1]
@@ -500,6 +503,7 @@ def test_sendfile_to_a_transport(tmp_path, size):
                 assert await vigil.sendfile(writer.transport, f, 0, 0) == 0
         assert await got == b"head:" + data + b"end"
         assert await reader.readexactly(4) == b"back"
+        await peer_done  # the loop closes after the server's task ended, not under it
         writer.close()
         srv.close()
         await srv.wait_closed()

@@ -1428,3 +1428,73 @@ def test_sock_calls_on_a_socket_subclass(loop):
             assert await asyncio.wait_for(loop.sock_recv_into(a, buf), 5) == 4 and buf == b"abcd"
     loop.run_until_complete(main())
     assert {"recv", "recv_into", "send"} <= set(calls)
+
+
+# The order of a turn (runloop.c, vpy_loop_run): what the wait found runs first, then the
+# ready queue; what a ready callback schedules runs only after the next wait, so data
+# the peer sent in between is delivered before it (uvloop's order: aiohttp's
+# RequestHandler.start then finds the next request read instead of sleeping on a new
+# future). A stream transport's first receive keeps asyncio's order: the task that
+# awaited create_connection resumes before the first data_received.
+def test_turn_order_found_data_before_what_a_callback_scheduled(loop):
+    a, b = socket.socketpair()
+    events = []
+
+    class P(asyncio.Protocol):
+        def data_received(self, data):
+            events.append(("data", data))
+
+    async def main():
+        b.send(b"first")  # ready before create_connection returns
+        tr, _ = await loop.create_connection(P, sock=a)
+        events.append("resumed")
+        while len(events) < 2:
+            await asyncio.sleep(0)
+        done = loop.create_future()
+
+        def later():
+            events.append("later")
+            done.set_result(None)
+
+        def cb():
+            b.send(b"second")  # in the kernel before the loop's next wait
+            events.append("cb")
+            loop.call_soon(later)
+
+        loop.call_soon(cb)
+        await done
+        tr.close()
+
+    loop.run_until_complete(main())
+    b.close()
+    assert events == ["resumed", ("data", b"first"), "cb", ("data", b"second"), "later"]
+
+
+def test_turn_order_call_soon_fifo_and_next_turn(loop):
+    # asyncio's promises under that order: FIFO, and a callback scheduled by a callback
+    # runs after the callbacks queued before it, across found work.
+    order = []
+    r, w = os.pipe()
+
+    def reader():
+        os.read(r, 1)
+        order.append("reader")
+        loop.call_soon(order.append, "from-reader")
+
+    def first():
+        order.append("first")
+        loop.call_soon(order.append, "from-first")
+        os.write(w, b"x")
+
+    loop.add_reader(r, reader)
+    loop.call_soon(first)
+    loop.call_soon(order.append, "second")
+    loop.call_later(0.05, loop.stop)
+    loop.run_forever()
+    loop.remove_reader(r)
+    os.close(r)
+    os.close(w)
+    assert order[:2] == ["first", "second"]
+    assert order.index("from-first") > order.index("second")
+    assert order.index("from-reader") > order.index("reader")
+    assert sorted(order) == sorted(["first", "second", "from-first", "reader", "from-reader"])
