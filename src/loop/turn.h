@@ -71,7 +71,7 @@ static inline __attribute__((always_inline)) int vigil__turn_after(vigil_loop *l
         vigil__dispatch(loop, n); /* 4 */
 #ifdef VIGIL_HAVE_LIBURING
     if (has_ring && loop->ring->ndone)
-        vigil__ring_complete(loop, loop->ring); /* 5 */
+        vigil__ring_complete_inline(loop, loop->ring); /* 5 */
 #else
     (void)has_ring;
 #endif

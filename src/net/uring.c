@@ -184,7 +184,13 @@ static void rx_complete(vigil_loop *loop, struct vigil__ring_op *op, int32_t res
 {
     struct vigil__sock *s = of_rx(op);
     struct vigil__net *n = vigil__net_of(loop);
-    if (!n->tw_later.queued) /* once per turn: taskrun_rest (the test here: no call per completion) */
+    /* Once per turn, taskrun_rest, and only when it may do something: a turn whose enters
+     * posted fewer than TW_BATCH completions beyond their SQEs leaves it nothing to do
+     * (its first test), and the count is final by now (be_turn sets it before any
+     * completion runs; nothing at the completion point changes it). Tested here, such a
+     * turn skips the deferral and its run (callgrind, echo_server under net-echo 1 x 64 B
+     * on io_uring, where every turn is such a turn: 65 instructions per request less). */
+    if (loop->ring->turn_posted >= TW_BATCH && !n->tw_later.queued)
         vigil__defer(loop, &n->tw_later);
     /* The common case first, a stream's bytes in a pool buffer while the program
      * receives: the op stays armed, nothing is stashed, nothing closes. It is what the

@@ -252,6 +252,25 @@ static inline bool vigil__ring_queue(struct vigil__ring *r, uint64_t ud, int32_t
 int vigil__ring_cancel(struct vigil__ring *r, struct vigil__ring_op *op);
 /* The completion point of a turn: runs the queued op completions in CQ order. */
 void vigil__ring_complete(struct vigil_loop *loop, struct vigil__ring *r);
+#ifdef VIGIL_HAVE_LIBURING
+/* vigil__ring_complete's walk, inline for the io_uring backend's turn (turn.h), which
+ * runs it every turn with a completion: no call of its own, no registers saved for it
+ * (two turns per request on a one-connection echo server). A completion may queue new
+ * SQEs (a retry, a re-armed wait) but never reads the CQ ring, so the queue cannot grow
+ * under this walk. */
+static inline void vigil__ring_complete_inline(struct vigil_loop *loop, struct vigil__ring *r)
+{
+    unsigned n = r->ndone;
+    for (const struct vigil__ring_cqe *c = r->done, *end = r->done + n; c != end; c++) {
+        struct vigil__ring_op *op = (struct vigil__ring_op *)(uintptr_t)c->user_data;
+        uint32_t flags = c->flags;
+        if (!(flags & IORING_CQE_F_MORE))
+            r->inflight--;
+        op->complete(loop, op, c->res, flags);
+    }
+    r->ndone = 0;
+}
+#endif
 /* Used while vigil_loop_free drains: waits for at least one completion, runs every op
  * completion the CQ ring holds (other CQEs are the dying backend's: dropped). */
 int vigil__ring_drain(struct vigil_loop *loop, struct vigil__ring *r);
