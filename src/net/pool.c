@@ -136,22 +136,20 @@ int vigil_net_pool_stats_get(vigil_loop *loop, struct vigil_net_pool_stats *out)
     return 0;
 }
 
-void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
+/* vigil__net_buf_back's body, inline in vigil_buf_put (a call a request less). */
+static inline __attribute__((always_inline)) void buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
 {
-    struct vigil__net *n = loop ? vigil__net_of(loop) : NULL;
-    if (!n || !buf || buf->private_id >= n->pool.count || buf != &n->pool.bufs[buf->private_id])
-        return;
-    if (!buf->data)
-        return; /* put already (data is NULL from the put to the next lending) */
-    buf->data = NULL;
-    buf->len = 0;
-    n->pool.lent--;
-    vigil__net_buf_back(loop, n, buf->private_id);
-}
-
-void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
-{
-    n->eng->buf_put(loop, n, id);
+    /* The engine takes the buffer only where a provided-buffer ring has room for it
+     * (io_uring: in_ring below its window); otherwise the free stack does, which is what
+     * both engines' buf_put do then (the readiness engine has no ring: window 0). In a
+     * busy io_uring loop the ring is full again as soon as a receive took from it
+     * (uring.c, ring_taken, refills it from the stack), so the common put is this
+     * store, with no call through the engine. */
+    struct vigil__npool *p = &n->pool;
+    if (p->in_ring < p->window)
+        n->eng->buf_put(loop, n, id);
+    else
+        p->stack[p->nfree++] = id;
     /* Sockets that waited for a buffer receive again, the longest waiting first: their
      * receives reach the kernel in that order, so the first buffers go to them (the
      * list was a stack, and the last to starve was served first). */
@@ -167,6 +165,24 @@ void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
             n->eng->rx_update(loop, n, s);
         s = next;
     }
+}
+
+void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
+{
+    struct vigil__net *n = loop ? vigil__net_of(loop) : NULL;
+    if (!n || !buf || buf->private_id >= n->pool.count || buf != &n->pool.bufs[buf->private_id])
+        return;
+    if (!buf->data)
+        return; /* put already (data is NULL from the put to the next lending) */
+    buf->data = NULL;
+    buf->len = 0;
+    n->pool.lent--;
+    buf_back(loop, n, buf->private_id);
+}
+
+void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
+{
+    buf_back(loop, n, id);
 }
 
 void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s)

