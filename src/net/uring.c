@@ -305,7 +305,30 @@ static void send_wait(vigil_loop *loop, struct vigil__net *n, struct vigil__sock
     s->ops++;
 }
 
+static __attribute__((noinline)) void send_start(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s,
+                                                 struct vigil__nreq *r);
+
+/* A send's SQE. The common kind, a plain send (vigil_sock_send), first and alone: its
+ * SQE filled with no switch and no saved registers; every other kind, and a full SQ
+ * ring, take send_start (callgrind, echo_server under net-echo 100 x 64 B on
+ * io_uring: 75 -> 55 instructions per send). */
 static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r)
+{
+    struct vigil__ring *rg = loop->ring;
+    struct io_uring_sqe *sqe;
+    if (__builtin_expect(r->kind == VIGIL__NK_SEND, 1) && (sqe = io_uring_get_sqe(&rg->ring))) {
+        const int fl = MSG_NOSIGNAL | ((s->state & VIGIL__S_DGRAM_SOCK) ? MSG_DONTWAIT : MSG_WAITALL);
+        io_uring_prep_send(sqe, s->fd, r->buf + r->done, r->len - r->done, fl);
+        r->op.complete = send_complete;
+        vigil__ring_op_prep(rg, sqe, &r->op);
+        s->ops++;
+        return;
+    }
+    send_start(loop, n, s, r);
+}
+
+static __attribute__((noinline)) void send_start(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s,
+                                                 struct vigil__nreq *r)
 {
     struct io_uring_sqe *sqe = vigil__ring_sqe(loop->ring);
     if (!sqe) {
