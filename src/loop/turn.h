@@ -62,7 +62,9 @@ static inline __attribute__((always_inline)) int vigil__turn_after(vigil_loop *l
     struct vigil__timers *tm = vigil__timers_of(loop);
     if (loop->ndirty)
         vigil__keep_unapplied(loop);
-    if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN && n != -EBUSY)
+    /* One predicted branch when the wait returned events or nothing (n >= 0), not the
+     * five comparisons folded into one test that the compiler made of it. */
+    if (__builtin_expect(n < 0, 0) && n != -EINTR && n != -ETIME && n != -EAGAIN && n != -EBUSY)
         return n;
     loop->clock_epoch++;
     if (loop->fail_head >= 0)
