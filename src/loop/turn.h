@@ -72,8 +72,14 @@ static inline __attribute__((always_inline)) int vigil__turn_after(vigil_loop *l
     if (n > 0)
         vigil__dispatch(loop, n); /* 4 */
 #ifdef VIGIL_HAVE_LIBURING
-    if (has_ring && loop->ring->ndone)
-        vigil__ring_complete_inline(loop, loop->ring); /* 5 */
+    if (has_ring && loop->ring->ndone) { /* 5 */
+        /* The walk counts as one callback of the loop (in_callback: vigil_loop_free
+         * refuses), so that an op's completion may call the program's callback last, as
+         * a tail call (src/net/uring.c, rx_complete), without counting it itself. */
+        loop->in_callback++;
+        vigil__ring_complete_inline(loop, loop->ring);
+        loop->in_callback--;
+    }
 #else
     (void)has_ring;
 #endif

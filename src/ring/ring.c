@@ -78,7 +78,10 @@ int vigil__ring_cancel(struct vigil__ring *r, struct vigil__ring_op *op)
 
 void vigil__ring_complete(struct vigil_loop *loop, struct vigil__ring *r)
 {
+    /* One callback of the loop, as in the turn (loop/turn.h, step 5). */
+    loop->in_callback++;
     vigil__ring_complete_inline(loop, r);
+    loop->in_callback--;
 }
 
 int vigil__ring_drain(struct vigil_loop *loop, struct vigil__ring *r)

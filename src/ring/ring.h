@@ -250,10 +250,13 @@ static inline bool vigil__ring_queue(struct vigil__ring *r, uint64_t ud, int32_t
 
 /* Asks the kernel to cancel op (its completion still runs). -ENOSYS without a ring. */
 int vigil__ring_cancel(struct vigil__ring *r, struct vigil__ring_op *op);
-/* The completion point of a turn: runs the queued op completions in CQ order. */
+/* The completion point of a turn: runs the queued op completions in CQ order, counted
+ * as one callback of the loop (loop->in_callback) while they run: an op's completion
+ * may call the program's callback without counting it itself. */
 void vigil__ring_complete(struct vigil_loop *loop, struct vigil__ring *r);
 #ifdef VIGIL_HAVE_LIBURING
-/* vigil__ring_complete's walk, inline for the io_uring backend's turn (turn.h), which
+/* vigil__ring_complete's walk, inline for the io_uring backend's turn (turn.h, which
+ * counts it as a callback as vigil__ring_complete does), which
  * runs it every turn with a completion: no call of its own, no registers saved for it
  * (two turns per request on a one-connection echo server). A completion may queue new
  * SQEs (a retry, a re-armed wait) but never reads the CQ ring, so the queue cannot grow
