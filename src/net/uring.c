@@ -336,7 +336,7 @@ static void u_send(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s
 {
     struct vigil__ring *rg = loop->ring;
     struct io_uring_sqe *sqe;
-    if (__builtin_expect(r->kind == VIGIL__NK_SEND, 1) && (sqe = io_uring_get_sqe(&rg->ring))) {
+    if (__builtin_expect(r->kind == VIGIL__NK_SEND, 1) && (sqe = vigil__ring_sqe_try(rg))) {
         const int fl = MSG_NOSIGNAL | ((s->state & VIGIL__S_DGRAM_SOCK) ? MSG_DONTWAIT : MSG_WAITALL);
         io_uring_prep_send(sqe, s->fd, r->buf + r->done, r->len - r->done, fl);
         r->op.complete = send_complete;
