@@ -302,8 +302,8 @@ static int poll_done(vigil_loop *loop, struct uring_state *u, uint64_t ud, int32
  * cpu-clock over 1.2 million reads (2026-12-02): the file engine's completion 259 ->
  * 121 samples, this walk 104 -> 175 (it now waits for the line fills): about 2 ns per
  * read less in all, of ~700. */
-static unsigned reap_mixed(vigil_loop *loop, struct uring_state *u, unsigned head, unsigned end,
-                           struct vigil__ring_cqe **pd, int *pn);
+static int reap_mixed(vigil_loop *loop, struct uring_state *u, unsigned head, unsigned end,
+                      struct vigil__ring_cqe *d, int n);
 
 static inline __attribute__((always_inline)) int reap(vigil_loop *loop, struct uring_state *u, int n, unsigned *ptail)
 {
@@ -323,15 +323,15 @@ static inline __attribute__((always_inline)) int reap(vigil_loop *loop, struct u
     /* Ops only, the common run (a server's receives and sends): no call in this loop, so
      * its values stay in the registers they came in (callgrind, echo_server under
      * net-echo 1 x 64 B on io_uring: ~20 register moves a turn fewer than with the
-     * poll's call in it). The first CQE of another kind hands the rest of the walk to
-     * reap_mixed. An op's tag is 00: one test of the two bits, then the rare null. */
+     * poll's call in it). The first CQE of another kind hands the rest of the walk, and
+     * its end, to reap_mixed (a tail call: qemu-loop's turns, a poll completion each,
+     * cost what they did with the one loop). An op's tag is 00: one test of the two
+     * bits, then the rare null. */
     for (; head != end; head++) {
         struct io_uring_cqe *cqe = &cqes[head & mask];
         uint64_t ud = cqe->user_data;
-        if (__builtin_expect((ud & VIGIL__UD_TAG) != VIGIL__UD_OP, 0)) {
-            head = reap_mixed(loop, u, head, end, &d, &n);
-            break;
-        }
+        if (__builtin_expect((ud & VIGIL__UD_TAG) != VIGIL__UD_OP, 0))
+            return reap_mixed(loop, u, head, end, d, n);
         if (!ud)
             continue;
         *d++ = (struct vigil__ring_cqe){ud, cqe->res, cqe->flags};
@@ -342,17 +342,17 @@ static inline __attribute__((always_inline)) int reap(vigil_loop *loop, struct u
     return n;
 }
 
-/* reap's walk from head, once it met a CQE that is not an op's: polls' events too.
- * Returns where it stopped (end, or the first poll completion loop->ev has no room
- * for). */
-static __attribute__((noinline)) unsigned reap_mixed(vigil_loop *loop, struct uring_state *u, unsigned head,
-                                                     unsigned end, struct vigil__ring_cqe **pd, int *pn)
+/* reap's walk from head on, once it met a CQE that is not an op's (polls' events too),
+ * and its end: the queue's length and the CQ ring's head. Returns the events in
+ * loop->ev. */
+static __attribute__((noinline)) int reap_mixed(vigil_loop *loop, struct uring_state *u, unsigned head,
+                                                unsigned end, struct vigil__ring_cqe *d, int n)
 {
     struct vigil__ring *r = u->ring;
-    struct vigil__ring_cqe *d = *pd;
-    int n = *pn;
+    struct io_uring_cqe *cqes = r->ring.cq.cqes; /* in locals, as in reap */
+    unsigned mask = r->ring.cq.ring_mask;
     for (; head != end; head++) {
-        struct io_uring_cqe *cqe = vigil__ring_cqe_at(r, head);
+        struct io_uring_cqe *cqe = &cqes[head & mask];
         uint64_t ud = cqe->user_data;
         unsigned tag = (unsigned)(ud & VIGIL__UD_TAG);
         if (tag == VIGIL__UD_OP && ud) {
@@ -364,15 +364,15 @@ static __attribute__((noinline)) unsigned reap_mixed(vigil_loop *loop, struct ur
             n = poll_done(loop, u, ud, cqe->res, n);
         }
     }
-    *pd = d;
-    *pn = n;
-    return head;
+    r->ndone = (unsigned)(d - r->done);
+    vigil__ring_seen_to(r, head);
+    return n;
 }
 
-/* The wait to a deadline (w->timeout_ns > 0). Out of line: the turn's hot cases are the
- * enter that waits without one and the one that does not wait (be_turn is inlined into
- * the run loop). */
-static __attribute__((noinline)) int enter_timed(struct uring_state *u, const struct vigil__wait *w)
+/* The wait to a deadline (w->timeout_ns > 0). Inline too: out of line, it cost a loop
+ * with timers (qemu-loop, 15 fds) ~20 instructions a turn, and saved the echo server
+ * nothing (callgrind). */
+static inline __attribute__((always_inline)) int enter_timed(struct uring_state *u, const struct vigil__wait *w)
 {
     struct vigil__ring *r = u->ring;
     struct __kernel_timespec ts;
@@ -483,7 +483,7 @@ static __attribute__((noinline)) int turn_rewait(vigil_loop *loop, struct uring_
  * backends' steps are: the call, its saved registers and its return were ~20
  * instructions of every turn (callgrind, echo_server under net-echo 1 x 64 B, two turns
  * a request); what a turn rarely needs (changes to apply, the wait again after spurious
- * polls, a timed enter) stays out of line. */
+ * polls, poll completions) stays out of line. */
 static inline __attribute__((always_inline)) int be_turn(vigil_loop *loop, const struct vigil__wait *w)
 {
     struct uring_state *u = loop->bk;
