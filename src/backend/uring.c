@@ -302,19 +302,60 @@ static int poll_done(vigil_loop *loop, struct uring_state *u, uint64_t ud, int32
  * cpu-clock over 1.2 million reads (2026-12-02): the file engine's completion 259 ->
  * 121 samples, this walk 104 -> 175 (it now waits for the line fills): about 2 ns per
  * read less in all, of ~700. */
-static int reap(vigil_loop *loop, struct uring_state *u, int n)
+static int reap_mixed(vigil_loop *loop, struct uring_state *u, unsigned head, unsigned end,
+                      struct vigil__ring_cqe *d, int n);
+
+static inline __attribute__((always_inline)) int reap(vigil_loop *loop, struct uring_state *u, int n, unsigned *ptail)
 {
     struct vigil__ring *r = u->ring;
     struct io_uring_cqe *cqes = r->ring.cq.cqes;
     unsigned mask = r->ring.cq.ring_mask, head, tail;
-    struct vigil__ring_cqe *d = r->done + r->ndone, *dend = r->done + VIGIL__RING_DONE_CAP;
-    for (vigil__ring_peek_all(r, &head, &tail); head != tail; head++) {
+    struct vigil__ring_cqe *d = r->done + r->ndone;
+    vigil__ring_peek_all(r, &head, &tail);
+    *ptail = tail;
+    /* The queue's room bounds the walk once, not per entry: at most that many CQEs are
+     * read this turn (a poll among them takes none of it, so a turn with a full queue
+     * may leave a few the room would have allowed; they wait in the ring, and the next
+     * turn, which does not sleep while the CQ ring holds any, reads them). */
+    unsigned end = tail, room = VIGIL__RING_DONE_CAP - r->ndone;
+    if (tail - head > room)
+        end = head + room;
+    /* Ops only, the common run (a server's receives and sends): no call in this loop, so
+     * its values stay in the registers they came in (callgrind, echo_server under
+     * net-echo 1 x 64 B on io_uring: ~20 register moves a turn fewer than with the
+     * poll's call in it). The first CQE of another kind hands the rest of the walk, and
+     * its end, to reap_mixed (a tail call: qemu-loop's turns, a poll completion each,
+     * cost what they did with the one loop). An op's tag is 00: one test of the two
+     * bits, then the rare null. */
+    for (; head != end; head++) {
+        struct io_uring_cqe *cqe = &cqes[head & mask];
+        uint64_t ud = cqe->user_data;
+        if (__builtin_expect((ud & VIGIL__UD_TAG) != VIGIL__UD_OP, 0))
+            return reap_mixed(loop, u, head, end, d, n);
+        if (!ud)
+            continue;
+        *d++ = (struct vigil__ring_cqe){ud, cqe->res, cqe->flags};
+        __builtin_prefetch((const void *)(uintptr_t)ud, 1);
+    }
+    r->ndone = (unsigned)(d - r->done);
+    vigil__ring_seen_to(r, head);
+    return n;
+}
+
+/* reap's walk from head on, once it met a CQE that is not an op's (polls' events too),
+ * and its end: the queue's length and the CQ ring's head. Returns the events in
+ * loop->ev. */
+static __attribute__((noinline)) int reap_mixed(vigil_loop *loop, struct uring_state *u, unsigned head,
+                                                unsigned end, struct vigil__ring_cqe *d, int n)
+{
+    struct vigil__ring *r = u->ring;
+    struct io_uring_cqe *cqes = r->ring.cq.cqes; /* in locals, as in reap */
+    unsigned mask = r->ring.cq.ring_mask;
+    for (; head != end; head++) {
         struct io_uring_cqe *cqe = &cqes[head & mask];
         uint64_t ud = cqe->user_data;
         unsigned tag = (unsigned)(ud & VIGIL__UD_TAG);
         if (tag == VIGIL__UD_OP && ud) {
-            if (d == dend)
-                break; /* the completion queue is full */
             *d++ = (struct vigil__ring_cqe){ud, cqe->res, cqe->flags};
             __builtin_prefetch((const void *)(uintptr_t)ud, 1);
         } else if (tag == VIGIL__UD_POLL) {
@@ -328,29 +369,12 @@ static int reap(vigil_loop *loop, struct uring_state *u, int n)
     return n;
 }
 
-/* Hands the SQ ring to the kernel and waits as w says: one io_uring_enter, or none
- * when the turn must not sleep and there is nothing to submit or run. */
-static int submit_wait(struct uring_state *u, const struct vigil__wait *w)
+/* The wait to a deadline (w->timeout_ns > 0). Inline too: out of line, it cost a loop
+ * with timers (qemu-loop, 15 fds) ~20 instructions a turn, and saved the echo server
+ * nothing (callgrind). */
+static inline __attribute__((always_inline)) int enter_timed(struct uring_state *u, const struct vigil__wait *w)
 {
     struct vigil__ring *r = u->ring;
-    if (w->timeout_ns == 0) {
-        /* Must not sleep. Enter only to submit, to run deferred completion work the
-         * kernel flagged, or to flush overflow. */
-        bool due = vigil__ring_pending(r, IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW);
-        return due ? vigil__ring_enter(r, 0, IORING_ENTER_GETEVENTS, NULL) : 0;
-    }
-    if (io_uring_cq_ready(&r->ring) > 0) {
-        /* Need not sleep: completions are waiting (an earlier enter posted them, such as
-         * src/net/uring.c's taskrun_rest). Enter only to submit or to flush overflow:
-         * deferred work the kernel flagged alone is run by the next turn's enter, first
-         * in line, at no system call of its own. Entering for it here was a third of the
-         * echo server's enters (net-echo 100 x 64 B, perf trace over 30,000 requests:
-         * 271 such enters of 1,166, beside 567 waits and 328 drains). */
-        bool due = vigil__ring_pending(r, IORING_SQ_CQ_OVERFLOW);
-        return due ? vigil__ring_enter(r, 0, IORING_ENTER_GETEVENTS, NULL) : 0;
-    }
-    if (w->timeout_ns < 0)
-        return vigil__ring_enter(r, 1, IORING_ENTER_GETEVENTS, NULL);
     struct __kernel_timespec ts;
     struct io_uring_getevents_arg arg = {.ts = (uint64_t)(uintptr_t)&ts};
     unsigned flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
@@ -372,6 +396,32 @@ static int submit_wait(struct uring_state *u, const struct vigil__wait *w)
     return vigil__ring_enter(r, rel ? 1 : 0, flags, &arg);
 }
 
+/* Hands the SQ ring to the kernel and waits as w says: one io_uring_enter, or none
+ * when the turn must not sleep and there is nothing to submit or run. */
+static inline __attribute__((always_inline)) int submit_wait(struct uring_state *u, const struct vigil__wait *w)
+{
+    struct vigil__ring *r = u->ring;
+    if (w->timeout_ns == 0) {
+        /* Must not sleep. Enter only to submit, to run deferred completion work the
+         * kernel flagged, or to flush overflow. */
+        bool due = vigil__ring_pending(r, IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW);
+        return due ? vigil__ring_enter(r, 0, IORING_ENTER_GETEVENTS, NULL) : 0;
+    }
+    if (io_uring_cq_ready(&r->ring) > 0) {
+        /* Need not sleep: completions are waiting (an earlier enter posted them, such as
+         * src/net/uring.c's taskrun_rest). Enter only to submit or to flush overflow:
+         * deferred work the kernel flagged alone is run by the next turn's enter, first
+         * in line, at no system call of its own. Entering for it here was a third of the
+         * echo server's enters (net-echo 100 x 64 B, perf trace over 30,000 requests:
+         * 271 such enters of 1,166, beside 567 waits and 328 drains). */
+        bool due = vigil__ring_pending(r, IORING_SQ_CQ_OVERFLOW);
+        return due ? vigil__ring_enter(r, 0, IORING_ENTER_GETEVENTS, NULL) : 0;
+    }
+    if (w->timeout_ns < 0)
+        return vigil__ring_enter(r, 1, IORING_ENTER_GETEVENTS, NULL);
+    return enter_timed(u, w);
+}
+
 /* Applies the dirty fds; stops at the first that cannot get an SQE (it stays dirty). A
  * slot whose failure is pending is left alone: its watchers are about to stop. */
 static void apply_dirty(vigil_loop *loop, struct uring_state *u)
@@ -383,36 +433,73 @@ static void apply_dirty(vigil_loop *loop, struct uring_state *u)
     }
 }
 
-/* Step 2 of the turn (turn.h). */
-static __attribute__((noinline)) int be_turn(vigil_loop *loop, const struct vigil__wait *w)
+/* One enter for the submission and the wait (or none at all, see submit_wait), then the
+ * completions it left: events into loop->ev from *n on, op completions queued. Returns
+ * the enter's result. What the enter posted beyond one completion per SQE it submitted
+ * (the enter returns how many) is counted: src/net/uring.c, taskrun_rest, tells from it
+ * whether the kernel may have stopped its deferred work at its per-enter cap. The tail
+ * after the enter is the one reap reads, not a load of its own: with DEFER_TASKRUN
+ * nothing posts between the two (completions reach the ring only inside this thread's
+ * enters); on a kernel that refused the flag, what the kernel posts in between counts as
+ * the enter's too, and the count is a guess either way (counting more only drains
+ * more, see taskrun_rest). */
+static inline __attribute__((always_inline)) int wait_reap(vigil_loop *loop, struct uring_state *u,
+                                                           const struct vigil__wait *w, int *n)
+{
+    struct vigil__ring *rg = u->ring;
+    unsigned tail0 = io_uring_smp_load_acquire(rg->ring.cq.ktail);
+    int r = submit_wait(u, w);
+    if (!vigil__ring_benign(r))
+        return r;
+    u->spurious = 0;
+    unsigned tail;
+    *n = reap(loop, u, *n, &tail);
+    unsigned posted = tail - tail0, sub = r > 0 ? (unsigned)r : 0;
+    rg->turn_posted += posted > sub ? posted - sub : 0;
+    return r;
+}
+
+/* The rest of a turn whose wait ended only for polls that fired on a bit nobody wants
+ * any more (lazy narrowing): nothing happened that the loop asked about, and the turn was
+ * meant to sleep. Re-arm those exactly and wait again, to the same deadline, at most
+ * twice more. Out of line: rare, and be_turn is inlined into the run loop. */
+static __attribute__((noinline)) int turn_rewait(vigil_loop *loop, struct uring_state *u,
+                                                 const struct vigil__wait *w)
+{
+    int n = 0;
+    for (int round = 1;; round++) {
+        apply_dirty(loop, u);
+        unsigned ops_before = u->ring->ndone;
+        int r = wait_reap(loop, u, w, &n);
+        if (!vigil__ring_benign(r))
+            return r;
+        if (n > 0 || u->ring->ndone > ops_before || !u->spurious || r == -ETIME || r == -EINTR ||
+            loop->fail_head >= 0 || round >= 2)
+            return n;
+    }
+}
+
+/* Step 2 of the turn (turn.h). Inlined into the run loop (be_run) as the epoll and poll
+ * backends' steps are: the call, its saved registers and its return were ~20
+ * instructions of every turn (callgrind, echo_server under net-echo 1 x 64 B, two turns
+ * a request); what a turn rarely needs (changes to apply, the wait again after spurious
+ * polls, poll completions) stays out of line. */
+static inline __attribute__((always_inline)) int be_turn(vigil_loop *loop, const struct vigil__wait *w)
 {
     struct uring_state *u = loop->bk;
     if (loop->ndirty)
         apply_dirty(loop, u);
-    int n = 0;
     u->ring->turn_posted = 0;
-    for (int round = 0;; round++) {
-        /* One enter for the submission and the wait, or none at all. What it posted
-         * beyond one completion per SQE it submitted (the enter returns how many) is
-         * counted: src/net/uring.c, taskrun_rest, tells from it whether the kernel may
-         * have stopped its deferred work at its per-enter cap. */
-        unsigned tail = io_uring_smp_load_acquire(u->ring->ring.cq.ktail);
-        int r = submit_wait(u, w);
-        unsigned posted = io_uring_smp_load_acquire(u->ring->ring.cq.ktail) - tail;
-        unsigned sub = r > 0 ? (unsigned)r : 0;
-        u->ring->turn_posted += posted > sub ? posted - sub : 0;
-        if (!vigil__ring_benign(r))
-            return r;
-        u->spurious = 0;
-        unsigned ops_before = u->ring->ndone;
-        n = reap(loop, u, n);
-        if (n > 0 || u->ring->ndone > ops_before || !u->spurious || w->timeout_ns == 0 || r == -ETIME ||
-            r == -EINTR || loop->fail_head >= 0 || round >= 2)
-            break;
-        /* The wait ended only for polls that fired on a bit nobody wants any more (lazy
-         * narrowing): nothing happened that the loop asked about, and this turn was
-         * meant to sleep. Re-arm those exactly and wait again, to the same deadline. */
-        apply_dirty(loop, u);
+    unsigned ops_before = u->ring->ndone;
+    int n = 0;
+    int r = wait_reap(loop, u, w, &n);
+    if (!vigil__ring_benign(r))
+        return r;
+    if (__builtin_expect(u->spurious != 0, 0) && n == 0 && u->ring->ndone == ops_before && w->timeout_ns != 0 &&
+        r != -ETIME && r != -EINTR && loop->fail_head < 0) {
+        n = turn_rewait(loop, u, w);
+        if (n < 0)
+            return n;
     }
     for (int i = 0; i < n; i++)
         loop->fds[loop->ev[i].fd].bk.uring.ev_index = 0;

@@ -62,7 +62,9 @@ static inline __attribute__((always_inline)) int vigil__turn_after(vigil_loop *l
     struct vigil__timers *tm = vigil__timers_of(loop);
     if (loop->ndirty)
         vigil__keep_unapplied(loop);
-    if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN && n != -EBUSY)
+    /* One predicted branch when the wait returned events or nothing (n >= 0), not the
+     * five comparisons folded into one test that the compiler made of it. */
+    if (__builtin_expect(n < 0, 0) && n != -EINTR && n != -ETIME && n != -EAGAIN && n != -EBUSY)
         return n;
     loop->clock_epoch++;
     if (loop->fail_head >= 0)
@@ -70,8 +72,14 @@ static inline __attribute__((always_inline)) int vigil__turn_after(vigil_loop *l
     if (n > 0)
         vigil__dispatch(loop, n); /* 4 */
 #ifdef VIGIL_HAVE_LIBURING
-    if (has_ring && loop->ring->ndone)
-        vigil__ring_complete(loop, loop->ring); /* 5 */
+    if (has_ring && loop->ring->ndone) { /* 5 */
+        /* The walk counts as one callback of the loop (in_callback: vigil_loop_free
+         * refuses), so that an op's completion may call the program's callback last, as
+         * a tail call (src/net/uring.c, rx_complete), without counting it itself. */
+        loop->in_callback++;
+        vigil__ring_complete_inline(loop, loop->ring);
+        loop->in_callback--;
+    }
 #else
     (void)has_ring;
 #endif

@@ -136,6 +136,49 @@ int vigil_net_pool_stats_get(vigil_loop *loop, struct vigil_net_pool_stats *out)
     return 0;
 }
 
+/* Sockets that waited for a buffer receive again, the longest waiting first: their
+ * receives reach the kernel in that order, so the first buffers go to them (the list was
+ * a stack, and the last to starve was served first). */
+static __attribute__((noinline)) void wake_starved(vigil_loop *loop, struct vigil__net *n)
+{
+    struct vigil__sock *s = n->starved;
+    n->starved = n->starved_tail = NULL;
+    while (s) {
+        struct vigil__sock *next = s->starved_next;
+        s->starved_next = NULL;
+        s->state &= ~VIGIL__S_STARVED;
+        if (s->state & VIGIL__S_OPEN)
+            n->eng->rx_update(loop, n, s);
+        s = next;
+    }
+}
+
+/* vigil__net_buf_back's body, inline in vigil_buf_put (a call a request less). */
+static inline __attribute__((always_inline)) void buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
+{
+    /* The engine takes the buffer only where a provided-buffer ring has room for it
+     * (io_uring: in_ring below its window); otherwise the free stack does, which is what
+     * both engines' buf_put do then (the readiness engine has no ring: window 0). In a
+     * busy io_uring loop the ring is full again as soon as a receive took from it
+     * (uring.c, ring_taken, refills it from the stack), so the common put is this
+     * store, with no call through the engine. When no socket waits for a buffer (the
+     * common case, tested first: the engine's buf_put leaves the list alone), the
+     * engine's call is the last act, a tail call. */
+    struct vigil__npool *p = &n->pool;
+    bool starved = n->starved != NULL;
+    if (p->in_ring < p->window) {
+        if (!starved) {
+            n->eng->buf_put(loop, n, id);
+            return;
+        }
+        n->eng->buf_put(loop, n, id);
+    } else {
+        p->stack[p->nfree++] = id;
+    }
+    if (starved)
+        wake_starved(loop, n);
+}
+
 void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
 {
     struct vigil__net *n = loop ? vigil__net_of(loop) : NULL;
@@ -146,27 +189,12 @@ void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
     buf->data = NULL;
     buf->len = 0;
     n->pool.lent--;
-    vigil__net_buf_back(loop, n, buf->private_id);
+    buf_back(loop, n, buf->private_id);
 }
 
 void vigil__net_buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
 {
-    n->eng->buf_put(loop, n, id);
-    /* Sockets that waited for a buffer receive again, the longest waiting first: their
-     * receives reach the kernel in that order, so the first buffers go to them (the
-     * list was a stack, and the last to starve was served first). */
-    struct vigil__sock *s = n->starved;
-    if (!s)
-        return; /* the common case: nobody waits (no stores) */
-    n->starved = n->starved_tail = NULL;
-    while (s) {
-        struct vigil__sock *next = s->starved_next;
-        s->starved_next = NULL;
-        s->state &= ~VIGIL__S_STARVED;
-        if (s->state & VIGIL__S_OPEN)
-            n->eng->rx_update(loop, n, s);
-        s = next;
-    }
+    buf_back(loop, n, id);
 }
 
 void vigil__net_starve(struct vigil__net *n, struct vigil__sock *s)

@@ -512,28 +512,17 @@ static void send_tail(vigil_loop *loop, struct vigil__net *n, struct vigil__sock
         vigil__net_close_maybe(loop, n, s);
 }
 
-void vigil__net_send_done(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out)
+void vigil__net_send_tail(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s)
+{
+    send_tail(loop, n, s);
+}
+
+/* Every end of a send queue's head but the common one, which vigil__net_send_done
+ * (net_int.h) makes inline. */
+void vigil__net_send_done_general(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, ssize_t out)
 {
     /* Off the queue before its callback runs: nothing else can end it now. */
     struct vigil__nreq *r = s->sq_head;
-    if (!r->next && r->kind == VIGIL__NK_SEND && !r->cancel) {
-        /* The common end, the socket's only send, plain and not cancelled: what
-         * vigil__net_finish and the lines below do for it, in one frame (callgrind, the
-         * echo server under net-echo 100 x 4 KiB on io_uring: 517 -> 462 user
-         * instructions per request). After the callback, anything it left to do (a send
-         * it queued behind one it started, a shutdown, a close) takes the general tail. */
-        s->sq_head = s->sq_tail = NULL;
-        r->state = VIGIL__NR_IDLE;
-        r->result = out;
-        vigil__net_active_stop(loop);
-        VIGIL__NET_CALL(loop, r->cb(loop, vigil__nreq_pub(r), out));
-        if (!s->sq_head && !(s->state & (VIGIL__S_CLOSING | VIGIL__S_SHUT_DO)))
-            return;
-        if (s->state & VIGIL__S_CLOSING) /* vigil__net_finish's end */
-            vigil__net_close_maybe(loop, n, s);
-        send_tail(loop, n, s);
-        return;
-    }
     s->sq_head = r->next;
     if (!s->sq_head)
         s->sq_tail = NULL;

@@ -78,17 +78,10 @@ int vigil__ring_cancel(struct vigil__ring *r, struct vigil__ring_op *op)
 
 void vigil__ring_complete(struct vigil_loop *loop, struct vigil__ring *r)
 {
-    /* A completion may queue new SQEs (a retry, a re-armed wait) but never reads the CQ
-     * ring, so the queue cannot grow under this walk. */
-    unsigned n = r->ndone;
-    for (unsigned i = 0; i < n; i++) {
-        struct vigil__ring_op *op = (struct vigil__ring_op *)(uintptr_t)r->done[i].user_data;
-        uint32_t flags = r->done[i].flags;
-        if (!(flags & IORING_CQE_F_MORE))
-            r->inflight--;
-        op->complete(loop, op, r->done[i].res, flags);
-    }
-    r->ndone = 0;
+    /* One callback of the loop, as in the turn (loop/turn.h, step 5). */
+    loop->in_callback++;
+    vigil__ring_complete_inline(loop, r);
+    loop->in_callback--;
 }
 
 int vigil__ring_drain(struct vigil_loop *loop, struct vigil__ring *r)
