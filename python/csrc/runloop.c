@@ -107,14 +107,14 @@ int vpy_pend_push_behind(LoopObject *l, struct vpy_handle *h, int revents)
     return pend_push(l, h, revents, VPY_PEND_BEHIND);
 }
 
-/* Turns the recorded events whose flags & VPY_PEND_BEHIND equal `behind` into ready
+/* Turns the recorded events whose flags & mask equal `behind` into ready (mask 0: all)
  * work, through each handle's ops. No Python code runs here. */
-static int pending_pass(LoopObject *l, int behind)
+static int pending_pass(LoopObject *l, int mask, int behind)
 {
     int rc = 0;
     for (size_t i = 0; i < l->npend; i++) {
         struct vpy_pend *p = &l->pend[i];
-        if ((p->flags & VPY_PEND_BEHIND) == behind && p->h->ops->event(l, p->h, p->revents) < 0)
+        if ((p->flags & mask) == behind && p->h->ops->event(l, p->h, p->revents) < 0)
             rc = -1;
     }
     return rc;
@@ -135,13 +135,7 @@ static int pending_done(LoopObject *l, int rc)
 /* Turns recorded events into ready work, queued in the order vigil recorded them. */
 int vpy_process_pending(LoopObject *l)
 {
-    int rc = 0;
-    for (size_t i = 0; i < l->npend; i++) {
-        struct vpy_pend *p = &l->pend[i];
-        if (p->h->ops->event(l, p->h, p->revents) < 0)
-            rc = -1;
-    }
-    return pending_done(l, rc);
+    return pending_done(l, pending_pass(l, 0, 0)); /* mask 0: every entry */
 }
 
 /* The same for a turn of vpy_loop_run: the work found runs first (at the head of the
@@ -151,10 +145,10 @@ int vpy_process_pending(LoopObject *l)
 static int process_pending_turn(LoopObject *l, size_t *first, size_t *before)
 {
     size_t queued = l->ready.len;
-    int rc = pending_pass(l, 0);
+    int rc = pending_pass(l, VPY_PEND_BEHIND, 0);
     *first = l->ready.len - queued;
     vpy_ring_rotate(&l->ready, sizeof(struct vpy_ready), queued);
-    if (l->npend_behind && pending_pass(l, VPY_PEND_BEHIND) < 0)
+    if (l->npend_behind && pending_pass(l, VPY_PEND_BEHIND, VPY_PEND_BEHIND) < 0)
         rc = -1;
     *before = l->ready.len - *first;
     return pending_done(l, rc);
