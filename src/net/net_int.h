@@ -177,7 +177,7 @@ struct vigil__npool {
     void *br;                      /* uring.c: struct io_uring_buf_ring */
     size_t br_bytes;
     uint32_t in_ring, window;      /* uring.c: buffers in the ring, and at most */
-    uint32_t takes;                /* uring.c: receives since the window last changed */
+    uint32_t shrink_in;            /* uring.c: receives left until the window halves */
 };
 
 struct vigil__net_engine;
