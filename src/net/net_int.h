@@ -178,6 +178,7 @@ struct vigil__npool {
     size_t br_bytes;
     uint32_t in_ring, window;      /* uring.c: buffers in the ring, and at most */
     uint32_t shrink_in;            /* uring.c: receives left until the window halves */
+    uint32_t refill_below;         /* uring.c: in_ring under this refills from the stack */
 };
 
 struct vigil__net_engine;

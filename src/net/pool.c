@@ -173,10 +173,11 @@ static inline __attribute__((always_inline)) void buf_back(vigil_loop *loop, str
     /* The engine takes the buffer only where a provided-buffer ring has room for it
      * (io_uring: in_ring below its window; the engine's buf_put is called only then);
      * otherwise the free stack does (the readiness engine has no ring: window 0). In a
-     * busy io_uring loop the ring is full again as soon as a receive took from it
-     * (uring.c, ring_taken, refills it from the stack), so the common put is this
-     * store, with no call through the engine. When no socket waits for a buffer (the
-     * common case, tested first), the engine's call is the last act, a tail call. */
+     * busy io_uring loop a put mostly finds the place its buffer left in the ring still
+     * open (uring.c, ring_taken, refills from the stack only once the ring is an eighth
+     * short), so the common put is the engine's push into the ring. When no socket
+     * waits for a buffer (the common case, tested first), the engine's call is the
+     * last act, a tail call. */
     struct vigil__npool *p = &n->pool;
     if (__builtin_expect(n->starved != NULL, 0)) {
         buf_back_starved(loop, n, id);
