@@ -177,7 +177,8 @@ struct vigil__npool {
     void *br;                      /* uring.c: struct io_uring_buf_ring */
     size_t br_bytes;
     uint32_t in_ring, window;      /* uring.c: buffers in the ring, and at most */
-    uint32_t takes;                /* uring.c: receives since the window last changed */
+    uint32_t shrink_in;            /* uring.c: receives left until the window halves */
+    uint32_t refill_below;         /* uring.c: in_ring under this refills from the stack */
 };
 
 struct vigil__net_engine;
@@ -225,7 +226,8 @@ struct vigil__net_engine {
     void (*connect)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
     /* Cancel r (INFLIGHT, or the send queue's head): its end comes later. */
     void (*cancel)(vigil_loop *loop, struct vigil__net *n, struct vigil__sock *s, struct vigil__nreq *r);
-    /* A buffer came back to the pool. */
+    /* A buffer came back to the pool, and the engine's ring has room for it (pool.c,
+     * buf_back: in_ring below the window; never called otherwise). */
     void (*buf_put)(vigil_loop *loop, struct vigil__net *n, uint32_t id);
     /* Close started: nothing may stay armed; 0 when nothing of the socket is left in
      * the kernel (close may finish), else its ends will come. */

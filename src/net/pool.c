@@ -153,30 +153,41 @@ static __attribute__((noinline)) void wake_starved(vigil_loop *loop, struct vigi
     }
 }
 
+/* A buffer back while sockets wait for one: put it, then wake them (out of line, so
+ * that vigil_buf_put's common path makes no call it must come back from and sets up no
+ * frame: callgrind, echo_server under net-echo 100 x 4 KiB on io_uring, 6 instructions
+ * a put fewer). */
+static __attribute__((noinline)) void buf_back_starved(vigil_loop *loop, struct vigil__net *n, uint32_t id)
+{
+    struct vigil__npool *p = &n->pool;
+    if (p->in_ring < p->window)
+        n->eng->buf_put(loop, n, id);
+    else
+        p->stack[p->nfree++] = id;
+    wake_starved(loop, n);
+}
+
 /* vigil__net_buf_back's body, inline in vigil_buf_put (a call a request less). */
 static inline __attribute__((always_inline)) void buf_back(vigil_loop *loop, struct vigil__net *n, uint32_t id)
 {
     /* The engine takes the buffer only where a provided-buffer ring has room for it
-     * (io_uring: in_ring below its window); otherwise the free stack does, which is what
-     * both engines' buf_put do then (the readiness engine has no ring: window 0). In a
-     * busy io_uring loop the ring is full again as soon as a receive took from it
-     * (uring.c, ring_taken, refills it from the stack), so the common put is this
-     * store, with no call through the engine. When no socket waits for a buffer (the
-     * common case, tested first: the engine's buf_put leaves the list alone), the
-     * engine's call is the last act, a tail call. */
+     * (io_uring: in_ring below its window; the engine's buf_put is called only then);
+     * otherwise the free stack does (the readiness engine has no ring: window 0). In a
+     * busy io_uring loop a put mostly finds the place its buffer left in the ring still
+     * open (uring.c, ring_taken, refills from the stack only once the ring is an eighth
+     * short), so the common put is the engine's push into the ring. When no socket
+     * waits for a buffer (the common case, tested first), the engine's call is the
+     * last act, a tail call. */
     struct vigil__npool *p = &n->pool;
-    bool starved = n->starved != NULL;
-    if (p->in_ring < p->window) {
-        if (!starved) {
-            n->eng->buf_put(loop, n, id);
-            return;
-        }
-        n->eng->buf_put(loop, n, id);
-    } else {
-        p->stack[p->nfree++] = id;
+    if (__builtin_expect(n->starved != NULL, 0)) {
+        buf_back_starved(loop, n, id);
+        return;
     }
-    if (starved)
-        wake_starved(loop, n);
+    if (p->in_ring < p->window) {
+        n->eng->buf_put(loop, n, id);
+        return;
+    }
+    p->stack[p->nfree++] = id;
 }
 
 void vigil_buf_put(vigil_loop *loop, vigil_buf *buf)
