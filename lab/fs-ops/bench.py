@@ -127,9 +127,10 @@ def plan(ctx):
             return None  # io_uring has no getdents
         if op == CHAIN and s[0] not in CHAIN_SYSTEMS:
             return None
-        # create,unlink: four create passes per in-flight count, each 10,000 x ~250 us + 0.5 s
+        # create,unlink: four create passes per in-flight count (two when quick), each 10,000
+        # x ~250 us + 0.5 s
         est = (0.8 if ctx.quick else (1.2 if t >= MS else 0.8)) * (1 if "--inflight" in s[2] else 2) * \
-            (1 if ctx.quick or op != CHAIN else 12)
+            (1 if op != CHAIN else (4 if ctx.quick else 12))
         return dict(cmd=[s[1], "--dir", d, "--op", op, "--ms", str(t), "--fs", fs, "--keep"] + s[2],
                     label=f"round {r + 1}/{n}: {op}: {s[0]}", est_s=est, timeout_s=180)
     steps = []

@@ -191,15 +191,18 @@ static inline void fo_cleanup(struct fo *fo)
 /* Brings the directory, as the last program left it (bench.py's steps share it, --keep),
  * or as an interrupted run did, to the tree this program starts from: the --files files
  * f<i>, each a 4 KiB file (a rename's g<i> renamed back; the route table's directories,
- * symlinks and links g<i> removed), or none of them when the first op is create. Only
- * what is missing is made and only what is extra removed: a step after a step that left
- * the tree whole creates and deletes nothing (on ext4 without a journal a create skips
- * every inode deleted in the last 60 s, 20-230 us here: see bench.py). */
+ * symlinks and links g<i> removed, the files its ftruncate and fallocate resized
+ * rewritten), or none of them when the first op is create. Only what is missing is made
+ * and only what is extra removed: a step after a step that left the tree whole creates
+ * and deletes nothing (on ext4 without a journal a create skips every inode deleted in
+ * the last 60 s, 10-320 us a create here: see bench.py). */
 static inline void fo_normalize(struct fo *fo, bool want_f)
 {
     for (int i = 0; i < fo->nfiles; i++) {
         struct stat st;
         bool have_f = stat(fo->f[i], &st) == 0;
+        if (have_f && want_f && st.st_size != FO_BS)
+            fo_put_file(fo->f[i]); /* the route table's ftruncate and fallocate resize files */
         if (lstat(fo->g[i], &st) == 0) {
             if (S_ISDIR(st.st_mode)) {
                 if (rmdir(fo->g[i]) < 0)
