@@ -46,10 +46,10 @@ its 63 steps, and 80,000 more of them in each create or unlink step; the run of
 Timed with `lab/run.py --bench fs-ops` (full, under nice -n 19 while other helpers built
 and benchmarked, load average 1.6-5), each step's time from run.json: 134 s with every
 system in create,unlink and its warm-ups slices (creates 2-5x faster, but the lottery
-above); as committed 236 s and 221 s in two runs, of which create,unlink 150 and 156 s
-(28-40 s for each system of two in-flight counts, 18-22 s kernel sync), stat 10, read
-13-20 (the ring rounds), rename 14-16, readdir 8-20, route table 18-20. QUICK=1: 56 s
-(one pass a point, the warm-ups slices; create,unlink 39 s of it).
+above); as committed 236, 221 and 188 s in three runs, of which create,unlink 150, 156
+and 133 s (28-40 s for each system of two in-flight counts, 18-22 s kernel sync), stat
+7-10, read 9-20 (the ring rounds), rename 12-16, readdir 8-20, route table 15-20. QUICK=1:
+55 s (one pass a point, the warm-ups slices; create,unlink 35-39 s of it).
 Systems:
   vigil     the io_uring engine (uring backend), the thread pool ("threads") and the
             Linux AIO engine (whose file-system calls go to the same pool): rows carry
