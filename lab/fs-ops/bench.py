@@ -10,18 +10,46 @@ which are the process's own threads -- user + system, per operation).
 Systems, one program each, run next to the peer a target compares them with: the pairs
 (vigil uring, liburing), (vigil threads, libuv), (vigil aio, libuv threads=2) and kernel
 sync alone, the pairs' order rotating by op and which of a pair goes first alternating.
-Every system runs one round of --ms 250 per op; at the op whose target is within a few
-percent (RING_OPS: read, at one in flight 0.93x-0.97x liburing against a 0.95x target)
-the ring pair, vigil uring and liburing, runs RING_ROUNDS rounds of RING_MS each instead,
-the two adjacent in every round, so that both see the same moments of the shared machine
-(in the run of 2026-12-02 07:09 they were four steps, some ten seconds, apart, and one
-program's passes spread 1.5-2x between moments). Each pass is one sample; run.py pools a
-series' samples over its rounds (the median of all passes). More rounds at every op did
-not fit: the run of 2026-12-02 07:09 took 298 s of the 300 s budget (create and unlink,
-which remake or remove the 10,000 files before each pass, 131 s), and five ring rounds of
-every op took 455 s on a loaded machine; the read rounds add some 10 s (the budget
-stays 300 s: the whole lab's 45 minutes has 17 s to spare, and a benchmark is only stopped
-past 1.5x its own).
+Every system runs one round of --ms 250 per op (each point at least fo.h's
+FO_MIN_PASSES, 3, passes; each pass one sample; run.py pools a series' samples, the
+median of all passes); at the op whose target is within a few percent (RING_OPS: read, at
+one in flight 0.93x-0.97x liburing against a 0.95x target) the ring pair runs RING_ROUNDS
+rounds of RING_MS each instead, the two adjacent in every round, so that both see the
+same moments of the shared machine (in the run of 2026-12-02 07:09 they were four steps,
+some ten seconds, apart, and one program's passes spread 1.5-2x between moments).
+
+Where the time goes, and the design it decided (2026-12-02, AMD EPYC VM). This machine's
+ext4 has no journal, and without one ext4 does not reuse an inode deleted in the last 60 s
+(360 s while its inode-table block is dirty): every create scans its group's inode table
+past each such inode (fs/ext4/ialloc.c, recently_deleted): 10-320 us of system time per
+file from one pass to the next before, 250-300 us in every pass now (fo.h's
+fo_next_second: a deletion in the current second does not count, so a create pass that
+started within the second of the unlinks before it ran 2-5x faster than the next, 8.5k ->
+37k -> 42k ops/s in one program: every create pass now starts on a fresh second). The old
+plan made each program remove the tree at its start and end, and remade or removed it
+before every pass of create and unlink (untimed): 10,000 creates and unlinks for each of
+its 63 steps, and 80,000 more of them in each create or unlink step; the run of
+2026-12-02 14:59 went past 1.5x the 300 s budget (450 s) with 15 steps left. Now:
+  - the programs share one tree (--keep): each brings it to what it needs (fo.h's
+    fo_normalize: a rename's g<i> renamed back, the route table's entries removed, the
+    files made only if missing), so the tree is made once and never remade;
+  - create and unlink are one program run (--op create,unlink): its passes alternate,
+    each leaving exactly the tree the other measures, and it prints both ops' records; its
+    first warm-up is a whole create and unlink, so the first timed create also follows
+    the deletion of all 10,000 files;
+  - create,unlink runs for the target systems and the floor (CHAIN_SYSTEMS: vigil uring,
+    liburing, vigil threads, libuv, kernel sync), not vigil aio (whose file-system calls
+    go to the same pool as the threads engine's) nor libuv threads=2: not targets, some
+    30 s each;
+  - the route table's passes touch the first ROUTE_FILES (2,000) of the 10,000 files
+    (--ops; the directory still holds all of them).
+Timed with `lab/run.py --bench fs-ops` (full, under nice -n 19 while other helpers built
+and benchmarked, load average 1.6-5), each step's time from run.json: 134 s with every
+system in create,unlink and its warm-ups slices (creates 2-5x faster, but the lottery
+above); as committed 236, 221 and 188 s in three runs, of which create,unlink 150, 156
+and 133 s (28-40 s for each system of two in-flight counts, 18-22 s kernel sync), stat
+7-10, read 9-20 (the ring rounds), rename 12-16, readdir 8-20, route table 15-20. QUICK=1:
+55 s (one pass a point, the warm-ups slices; create,unlink 35-39 s of it).
 Systems:
   vigil     the io_uring engine (uring backend), the thread pool ("threads") and the
             Linux AIO engine (whose file-system calls go to the same pool): rows carry
@@ -33,7 +61,8 @@ Systems:
 and the io_uring engine's route table (src/file/engine_uring.c): vigil's uring engine
 with every file-system call the kernel has forced onto the ring (case "route ring") or
 onto the threads ("route threads"), for unlink, rename, mkdir, symlink, link, ftruncate
-and fallocate (op "route:<call>"; not targets, the figures that decided the table).
+and fallocate (op "route:<call>"; not targets, the figures that decided the table), on
+2,000 of the files.
 """
 import os
 import subprocess
@@ -49,6 +78,10 @@ PARAMS = ("op", "inflight")
 BUDGET_S = 300
 
 OPS = ("create", "stat", "read", "rename", "unlink", "readdir")
+CHAIN = "create,unlink"  # one program run, passes alternating: each leaves the tree the other measures
+STEP_OPS = (CHAIN, "stat", "read", "rename", "readdir")
+CHAIN_SYSTEMS = ("vigil uring", "liburing", "vigil threads", "libuv", "kernel sync")  # not vigil aio, libuv threads=2
+ROUTE_FILES = 2000  # the route table's passes: the first 2,000 of the 10,000 files
 ROUTE_OPS = ("route:unlink", "route:rename", "route:mkdir", "route:symlink", "route:link", "route:ftruncate",
              "route:fallocate")
 SYSTEMS = [  # (label, program, args), in the pairs the targets compare
@@ -69,11 +102,15 @@ RING_OPS = ("read",)
 
 
 def fs_type(path):
-    try:
-        return subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True,
-                              check=True).stdout.strip() or "unknown"
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+    """The file system's type as the kernel names it (findmnt: "ext4"; stat -f says "ext2/ext3")."""
+    for cmd in (["findmnt", "-n", "-o", "FSTYPE", "-T", path], ["stat", "-f", "-c", "%T", path]):
+        try:
+            t = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+            if t:
+                return t
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    return "unknown"
 
 
 def plan(ctx):
@@ -88,14 +125,17 @@ def plan(ctx):
     def step(r, n, op, s, t):
         if s[1] == "fo_liburing" and op == "readdir":
             return None  # io_uring has no getdents
-        # create and unlink also remake or remove the 10,000 files before each pass
+        if op == CHAIN and s[0] not in CHAIN_SYSTEMS:
+            return None
+        # create,unlink: four create passes per in-flight count (two when quick), each 10,000
+        # x ~250 us + 0.5 s
         est = (0.8 if ctx.quick else (1.2 if t >= MS else 0.8)) * (1 if "--inflight" in s[2] else 2) * \
-            (2 if op in ("create", "unlink") else 1)
-        return dict(cmd=[s[1], "--dir", d, "--op", op, "--ms", str(t), "--fs", fs] + s[2],
+            (1 if op != CHAIN else (4 if ctx.quick else 12))
+        return dict(cmd=[s[1], "--dir", d, "--op", op, "--ms", str(t), "--fs", fs, "--keep"] + s[2],
                     label=f"round {r + 1}/{n}: {op}: {s[0]}", est_s=est, timeout_s=180)
     steps = []
     for r in range(n_ring):
-        for gi, op in enumerate(OPS):
+        for gi, op in enumerate(STEP_OPS):
             many = op in RING_OPS
             if r > 0 and not many:
                 continue
@@ -109,8 +149,8 @@ def plan(ctx):
         for op in ROUTE_OPS:
             for route in ("ring", "threads"):
                 steps.append(dict(cmd=["fo_vigil", "--dir", d, "--op", op, "--ms", str(ms // 2), "--fs", fs,
-                                       "--engine", "uring", "--route", route],
-                                  label=f"route table: {op}: uring engine, {route}", est_s=2.0,
+                                       "--ops", str(ROUTE_FILES), "--keep", "--engine", "uring", "--route", route],
+                                  label=f"route table: {op}: uring engine, {route}", est_s=1.5,
                                   timeout_s=120))
     return steps
 

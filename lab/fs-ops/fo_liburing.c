@@ -109,7 +109,6 @@ static void sys_init(struct fo *fo)
         fprintf(stderr, "fo_liburing: io_uring_queue_init: %s\n", strerror(-r));
         exit(r == -ENOSYS || r == -EPERM ? 77 : 1);
     }
-    fo->cas = fo_op_names[fo->op];
 }
 
 static void sys_fini(struct fo *fo)

@@ -114,7 +114,6 @@ static void sys_init(struct fo *fo)
     loop = uv_default_loop();
     snprintf(keys, sizeof keys, "\"threads\":%d", atoi(threads_arg));
     fo->keys_extra = keys;
-    fo->cas = fo_op_names[fo->op];
 }
 
 int main(int argc, char **argv)

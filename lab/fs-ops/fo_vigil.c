@@ -174,7 +174,7 @@ static void sys_init(struct fo *fo)
     snprintf(keys, sizeof keys, "\"engine\":\"%s\",\"backend\":\"%s\"", vigil_file_engine(loop),
              vigil_loop_backend(loop));
     fo->keys_extra = keys;
-    fo->cas = route_arg ? (!strcmp(route_arg, "ring") ? "route ring" : "route threads") : fo_op_names[fo->op];
+    fo->cas = route_arg ? (!strcmp(route_arg, "ring") ? "route ring" : "route threads") : NULL; /* the op */
 }
 
 static void sys_fini(struct fo *fo)
