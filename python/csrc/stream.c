@@ -603,21 +603,31 @@ static int tio_send(TransportObject *t, PyObject *one)
     return tio_send_from(t, one, 0);
 }
 
-/* The readiness backends (epoll, poll) only: one non-blocking send(2) of a write that
- * finds nothing queued or in flight, as uvloop's uv_try_write. What it sends needs no
- * object kept alive: with 1,000 connections a turn otherwise holds a 4 KiB bytes object
- * per connection until the sends' completions are reaped, and the allocator's working
- * set (its trims and page faults included) grows with the number of connections (py-echo,
- * 1000 connections x 4 KiB). io_uring keeps the send in the turn's one system call.
+/* One non-blocking send(2) of a write that finds nothing queued or in flight, as
+ * uvloop's uv_try_write. What it sends needs no object kept alive: with 1,000 connections
+ * a turn otherwise holds a 4 KiB bytes object per connection until the sends' completions
+ * are reaped, and the allocator's working set (its trims and page faults included) grows
+ * with the number of connections (py-echo, 1000 connections x 4 KiB).
+ * On epoll and poll always. On io_uring only while more callbacks wait in the ready
+ * queue: a write with nothing queued behind it rides the io_uring_enter that waits next,
+ * one system call for both; one made while other callbacks still run would reach the
+ * kernel only after them, so the peer's answer (aiohttp's next request) comes a turn
+ * later, and the copy into a send buffer, the SQE and the completion cost more
+ * instructions than the send(2) (see tio_write).
  * Returns the bytes sent (0 when the socket is full or any error: the queued path then
  * sends, or reports the error, as before). */
-static Py_ssize_t try_write(TransportObject *t, PyObject *b)
+static inline int send_now(TransportObject *t)
 {
-    if (!t->loop->sync_send || !t->vs || t->vs->fd < 0)
+    return t->loop->sync_send || t->loop->ready.len > 0;
+}
+
+static Py_ssize_t try_write(TransportObject *t, const void *buf, Py_ssize_t len)
+{
+    if (!t->vs || t->vs->fd < 0)
         return 0;
     ssize_t k;
     do
-        k = send(t->vs->fd, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b), MSG_DONTWAIT | MSG_NOSIGNAL);
+        k = send(t->vs->fd, buf, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
     while (k < 0 && errno == EINTR);
     return k > 0 ? (Py_ssize_t)k : 0;
 }
@@ -818,8 +828,17 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
             return NULL;
         Py_RETURN_NONE;
     }
-    if (!t->loop->sync_send && view.len <= SBUF_SIZE && !t->nbusy && !t->wq.len) {
-        int r = tio_send_copy(t, view.buf, view.len);
+    Py_ssize_t sent = 0;
+    int idle = !t->nbusy && !t->wq.len;
+    if (idle && send_now(t)) {
+        sent = try_write(t, view.buf, view.len);
+        if (sent == view.len) {
+            PyBuffer_Release(&view);
+            Py_RETURN_NONE;
+        }
+    }
+    if (idle && !t->loop->sync_send && view.len - sent <= SBUF_SIZE) {
+        int r = tio_send_copy(t, (const char *)view.buf + sent, view.len - sent);
         if (r != 0) {
             PyBuffer_Release(&view);
             if (r < 0 && fatal(t, -r, "Fatal write error on socket transport", 1) < 0)
@@ -841,12 +860,7 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
     PyBuffer_Release(&view);
     if (!keep)
         return NULL;
-    if (!t->nbusy && !t->wq.len) {
-        Py_ssize_t sent = try_write(t, keep);
-        if (sent == PyBytes_GET_SIZE(keep)) {
-            Py_DECREF(keep);
-            Py_RETURN_NONE;
-        }
+    if (idle) {
         int r = tio_send_from(t, keep, sent);
         if (r < 0) {
             if (fatal(t, -r, "Fatal write error on socket transport", 1) < 0)
