@@ -612,31 +612,21 @@ static int tio_send(TransportObject *t, PyObject *one)
     return tio_send_from(t, one, 0);
 }
 
-/* One non-blocking send(2) of a write that finds nothing queued or in flight, as
- * uvloop's uv_try_write. What it sends needs no object kept alive: with 1,000 connections
- * a turn otherwise holds a 4 KiB bytes object per connection until the sends' completions
- * are reaped, and the allocator's working set (its trims and page faults included) grows
- * with the number of connections (py-echo, 1000 connections x 4 KiB).
- * On epoll and poll always. On io_uring only while more callbacks wait in the ready
- * queue: a write with nothing queued behind it rides the io_uring_enter that waits next,
- * one system call for both; one made while other callbacks still run would reach the
- * kernel only after them, so the peer's answer (aiohttp's next request) comes a turn
- * later, and the copy into a send buffer, the SQE and the completion cost more
- * instructions than the send(2) (see tio_write).
+/* The readiness backends (epoll, poll) only: one non-blocking send(2) of a write that
+ * finds nothing queued or in flight, as uvloop's uv_try_write. What it sends needs no
+ * object kept alive: with 1,000 connections a turn otherwise holds a 4 KiB bytes object
+ * per connection until the sends' completions are reaped, and the allocator's working
+ * set (its trims and page faults included) grows with the number of connections (py-echo,
+ * 1000 connections x 4 KiB). io_uring keeps the send in the turn's one system call.
  * Returns the bytes sent (0 when the socket is full or any error: the queued path then
  * sends, or reports the error, as before). */
-static inline int send_now(TransportObject *t)
+static Py_ssize_t try_write(TransportObject *t, PyObject *b)
 {
-    return t->loop->sync_send || t->loop->ready.len > 0;
-}
-
-static Py_ssize_t try_write(TransportObject *t, const void *buf, Py_ssize_t len)
-{
-    if (!t->vs || t->vs->fd < 0)
+    if (!t->loop->sync_send || !t->vs || t->vs->fd < 0)
         return 0;
     ssize_t k;
     do
-        k = send(t->vs->fd, buf, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
+        k = send(t->vs->fd, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b), MSG_DONTWAIT | MSG_NOSIGNAL);
     while (k < 0 && errno == EINTR);
     return k > 0 ? (Py_ssize_t)k : 0;
 }
@@ -841,17 +831,8 @@ static PyObject *tio_write(TransportObject *t, PyObject *shell, PyObject *data)
             return NULL;
         Py_RETURN_NONE;
     }
-    Py_ssize_t sent = 0;
-    int idle = !t->nbusy && !t->wq.len;
-    if (idle && send_now(t)) {
-        sent = try_write(t, view.buf, view.len);
-        if (sent == view.len) {
-            PyBuffer_Release(&view);
-            Py_RETURN_NONE;
-        }
-    }
-    if (idle && !t->loop->sync_send && view.len - sent <= SBUF_SIZE) {
-        int r = tio_send_copy(t, (const char *)view.buf + sent, view.len - sent);
+    if (!t->loop->sync_send && view.len <= SBUF_SIZE && !t->nbusy && !t->wq.len) {
+        int r = tio_send_copy(t, view.buf, view.len);
         if (r != 0) {
             PyBuffer_Release(&view);
             if (r < 0 && fatal(t, -r, "Fatal write error on socket transport", 1) < 0)
@@ -873,7 +854,12 @@ static PyObject *tio_write(TransportObject *t, PyObject *shell, PyObject *data)
     PyBuffer_Release(&view);
     if (!keep)
         return NULL;
-    if (idle) {
+    if (!t->nbusy && !t->wq.len) {
+        Py_ssize_t sent = try_write(t, keep);
+        if (sent == PyBytes_GET_SIZE(keep)) {
+            Py_DECREF(keep);
+            Py_RETURN_NONE;
+        }
         int r = tio_send_from(t, keep, sent);
         if (r < 0) {
             if (fatal(t, -r, "Fatal write error on socket transport", 1) < 0)
