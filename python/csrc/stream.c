@@ -131,8 +131,11 @@ struct TransportObject {
 
 /* --------------------------------------------------------------- helpers */
 
+/* The shell's method: nothing once the shell is let go (m_detach). */
 static int call_shell(TransportObject *t, const char *meth, PyObject *arg)
 {
+    if (!t->shell)
+        return 0;
     PyObject *r = arg ? PyObject_CallMethod(t->shell, meth, "O", arg) : PyObject_CallMethod(t->shell, meth, NULL);
     if (!r)
         return -1;
@@ -162,6 +165,8 @@ static PyObject *errno_exc(int err)
 /* The rare paths into Python: the shell's _fatal_error / _write_error. */
 static int fatal(TransportObject *t, int err, const char *msg, int write_side)
 {
+    if (!t->shell)
+        return 0;
     PyObject *exc = errno_exc(err);
     if (!exc)
         return swallow();
@@ -179,6 +184,10 @@ static int proto_error(TransportObject *t, const char *msg)
 {
     if (vpy_exc_escapes())
         return -1;
+    if (!t->shell) {
+        PyErr_WriteUnraisable(NULL);
+        return 0;
+    }
     PyObject *exc = vpy_fetch_exc();
     PyObject *x = PyObject_CallMethod(t->shell, "_fatal_error", "Os", exc, msg);
     Py_XDECREF(exc);
@@ -788,7 +797,9 @@ static int maybe_pause(TransportObject *t)
     return 0;
 }
 
-static PyObject *tio_write(TransportObject *t, PyObject *data)
+/* shell: the transport the write was called on (its _lost_write warns of writes after
+ * the connection is lost), or NULL. */
+static PyObject *tio_write(TransportObject *t, PyObject *shell, PyObject *data)
 {
     Py_buffer view;
     if (!PyBytes_CheckExact(data) && !PyByteArray_Check(data) && !PyMemoryView_Check(data) && !PyBytes_Check(data))
@@ -812,7 +823,9 @@ static PyObject *tio_write(TransportObject *t, PyObject *data)
         PyBuffer_Release(&view);
         t->conn_lost++;
         PyObject *n = PyLong_FromLong(t->conn_lost);
-        int r = n ? call_shell(t, "_lost_write", n) : -1;
+        PyObject *x = n && shell ? PyObject_CallMethod(shell, "_lost_write", "O", n) : NULL;
+        int r = x || (n && !shell) ? 0 : -1;
+        Py_XDECREF(x);
         Py_XDECREF(n);
         if (r < 0)
             return NULL;
@@ -1156,6 +1169,11 @@ static PyObject *m_set_empty_waiter(TransportObject *t, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+static PyObject *m_write(TransportObject *t, PyObject *data)
+{
+    return tio_write(t, t->shell, data);
+}
+
 static PyObject *m_write_eof(TransportObject *t, PyObject *unused)
 {
     if (t->flags & (TF_CLOSING | TF_EOF))
@@ -1167,6 +1185,8 @@ static PyObject *m_write_eof(TransportObject *t, PyObject *unused)
 
 static int schedule_lost(TransportObject *t, PyObject *exc)
 {
+    if (!t->shell)
+        return 0; /* detached: connection_lost was called */
     PyObject *cb = PyObject_GetAttrString(t->shell, "_call_connection_lost");
     if (!cb)
         return -1;
@@ -1229,6 +1249,13 @@ static PyObject *m_detach(TransportObject *t, PyObject *unused)
     Py_CLEAR(t->get_buffer);
     Py_CLEAR(t->buffer_updated);
     Py_CLEAR(t->protocol);
+    /* The shell holds this object in its _io and this one held the shell: a cycle per
+     * connection that only the full collection freed (with the transport's socket,
+     * TransportSocket, context and dicts, 8 objects a connection), where asyncio's and
+     * uvloop's transports go by reference counting. Nothing calls the shell once
+     * detached (call_shell, fatal, schedule_lost see NULL; a write after the loss
+     * warns through the shell it was called on). */
+    Py_CLEAR(t->shell);
     Py_RETURN_NONE;
 }
 
@@ -1278,7 +1305,7 @@ SHELL_NOARGS(s_resume_reading, m_resume_reading)
 static PyObject *s_write(PyObject *self, PyObject *data)
 {
     TransportObject *t = io_of(self);
-    return t ? tio_write(t, data) : NULL;
+    return t ? tio_write(t, self, data) : NULL;
 }
 
 static PyMethodDef shell_methods[] = {
@@ -1318,7 +1345,7 @@ static PyObject *m_bind_shell(PyObject *unused, PyObject *cls)
 
 static PyMethodDef tio_methods[] = {
     {"_bind_shell", (PyCFunction)m_bind_shell, METH_O | METH_STATIC, NULL},
-    {"write", (PyCFunction)tio_write, METH_O, "Write bytes: sent at once, buffered only if the socket is full."},
+    {"write", (PyCFunction)m_write, METH_O, "Write bytes: sent at once, buffered only if the socket is full."},
     {"get_write_buffer_size", (PyCFunction)m_get_write_buffer_size, METH_NOARGS, NULL},
     {"is_reading", (PyCFunction)m_is_reading, METH_NOARGS, NULL},
     {"is_closing", (PyCFunction)m_is_closing, METH_NOARGS, NULL},

@@ -1498,3 +1498,73 @@ def test_turn_order_call_soon_fifo_and_next_turn(loop):
     assert order.index("from-first") > order.index("second")
     assert order.index("from-reader") > order.index("reader")
     assert sorted(order) == sorted(["first", "second", "from-first", "reader", "from-reader"])
+
+
+def test_lost_transports_go_by_reference_counting(loop, caplog):
+    """Once connection_lost has run, a stream transport (shell and C half, both ends) is
+    freed by reference counting, as asyncio's and uvloop's are: no cycle left for the
+    collector. Writes after the loss still warn through the transport (asyncio's
+    'socket.send() raised exception.' from the 5th), writelines too, and abort() and
+    close() do nothing more."""
+    import logging
+    import weakref
+
+    lost = []
+    made = []
+
+    class Srv(asyncio.Protocol):
+        def connection_made(self, tr):
+            made.append(weakref.ref(tr))
+
+        def data_received(self, data):
+            made[-1]().write(data)
+
+        def connection_lost(self, exc):
+            lost.append("srv")
+
+    class Cli(asyncio.Protocol):
+        def __init__(self):
+            self.done = loop.create_future()
+
+        def data_received(self, data):
+            self.done.set_result(data)
+
+        def connection_lost(self, exc):
+            lost.append("cli")
+
+    async def main():
+        srv = await loop.create_server(Srv, "127.0.0.1", 0)
+        port = srv.sockets[0].getsockname()[1]
+        tr, pr = await loop.create_connection(Cli, "127.0.0.1", port)
+        tr.write(b"ping")
+        assert await pr.done == b"ping"
+        tr.close()
+        for _ in range(100):
+            if len(lost) == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert sorted(lost) == ["cli", "srv"]
+        with caplog.at_level(logging.WARNING, logger="asyncio"):
+            for _ in range(5):
+                tr.write(b"late")
+            tr.writelines([b"late"])
+        assert any("socket.send() raised exception." in r.getMessage() for r in caplog.records)
+        tr.abort()
+        tr.close()
+        assert tr.is_closing()
+        ref = weakref.ref(tr)
+        del tr, pr
+        srv.close()
+        await srv.wait_closed()
+        return ref
+
+    gc.collect()
+    gc.disable()
+    try:
+        ref = loop.run_until_complete(main())
+        loop.run_until_complete(asyncio.sleep(0))
+        assert ref() is None, "the client's transport waits for the cyclic collector"
+        assert made and made[0]() is None, "the server's transport waits for the cyclic collector"
+    finally:
+        gc.enable()
+    assert lost.count("cli") == 1 and lost.count("srv") == 1

@@ -1015,7 +1015,7 @@ class SocketTransport(_SocketShell, transports.Transport):
         self._io._set_protocol(protocol, isinstance(protocol, protocols.BufferedProtocol))
 
     def writelines(self, list_of_data):
-        self._io.write(b"".join(list_of_data))
+        self.write(b"".join(list_of_data))
 
     def write_eof(self):
         self._io.write_eof()
