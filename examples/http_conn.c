@@ -132,7 +132,9 @@ static void answer(struct http_conn *c)
 {
     struct http_work *w = c->w;
     size_t pos = 0;
-    while (!c->closing && w->outlen + ANSWER_MAX <= OUT_SIZE) {
+    /* http_parse takes nothing from no bytes: not called then (two calls of three a
+     * request under wrk, one from the receive and one from the send's end) */
+    while (!c->closing && pos < w->inlen && w->outlen + ANSWER_MAX <= OUT_SIZE) {
         size_t used = 0;
         int r = http_parse(&w->hp, w->in + pos, w->inlen - pos, &used);
         pos += used;
