@@ -25,16 +25,54 @@ enum {
 #define LENGTH_MAX ((uint64_t)1 << 62) /* larger Content-Length or chunk sizes: 400 */
 #define CHUNK_LINE_MAX 4096            /* a chunk-size line with its extensions */
 
-static bool is_tchar(int ch)
+/* The class of each byte, one load a byte of a head (isalnum and strchr per byte were
+ * a fifth of the parser's instructions under wrk, callgrind):
+ *   C_TCHAR  tchar (RFC 9110 section 5.6.2): DIGIT, ALPHA and !#$%&'*+-.^_`|~
+ *   C_VBYTE  a field value's byte: HTAB, SP, VCHAR, obs-text; never CR, LF, NUL or
+ *            another CTL */
+enum { C_TCHAR = 1, C_VBYTE = 2 };
+static const uint8_t byte_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 3, 2, 3, 3, 3, 3, 3, 2, 2, 3, 3, 2, 3, 3, 2,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2,
+    2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 2, 3, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
+static inline bool is_tchar(int ch)
 {
-    return isalnum(ch) || (ch && strchr("!#$%&'*+-.^_`|~", ch));
+    return byte_class[ch & 0xff] & C_TCHAR;
 }
 
-/* A field value's bytes: HTAB, SP, VCHAR, obs-text; never CR, LF, NUL or another CTL. */
-static bool is_vbyte(int ch)
+static inline bool is_vbyte(int ch)
 {
-    return ch == '\t' || (ch >= 0x20 && ch != 0x7f);
+    return byte_class[ch & 0xff] & C_VBYTE;
 }
+
+/* Whether the token [p, p + n) is lower, a lower-case name of n bytes, in any case:
+ * (ch | 0x20) folds ASCII letters, and among tchars only a letter folds to one (the
+ * one other byte that folds to '-' is CR, not a tchar). */
+static inline bool name_is(const char *p, size_t n, const char *lower, size_t ln)
+{
+    if (n != ln)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)p[i] | 0x20) != (unsigned char)lower[i])
+            return false;
+    return true;
+}
+
 
 /* The end of the head starting at h, searched from h + from: the byte after its empty
  * line, or NULL. A line ends with CRLF or a bare LF (RFC 9112 section 2.2). */
@@ -137,15 +175,15 @@ static int parse_head(struct http_parser *hp, const char *h, const char *end)
             p++;
         if (*p++ != '\n') /* a bare CR, NUL or another control byte */
             return 400;
-        if (nlen == 10 && strncasecmp(name, "connection", 10) == 0) {
+        if (name_is(name, nlen, "connection", 10)) {
             if (has_token(val, vlen, "close"))
                 keep = false;
             else if (has_token(val, vlen, "keep-alive"))
                 keep = true;
-        } else if (nlen == 14 && strncasecmp(name, "content-length", 14) == 0) {
+        } else if (name_is(name, nlen, "content-length", 14)) {
             if (!content_length(val, vlen, &cl, &cl_seen))
                 return 400;
-        } else if (nlen == 17 && strncasecmp(name, "transfer-encoding", 17) == 0) {
+        } else if (name_is(name, nlen, "transfer-encoding", 17)) {
             for (size_t i = 0; i < vlen;) { /* a list of codings; chunked must be last */
                 while (i < vlen && (val[i] == ' ' || val[i] == '\t' || val[i] == ','))
                     i++;
@@ -163,7 +201,7 @@ static int parse_head(struct http_parser *hp, const char *h, const char *end)
             }
             if (!te_codings)
                 return 400;
-        } else if (nlen == 4 && strncasecmp(name, "host", 4) == 0) {
+        } else if (name_is(name, nlen, "host", 4)) {
             hosts++;
         }
     }
