@@ -24,6 +24,23 @@ Systems:
   liburing   a hand-written liburing loop (one io_uring_submit per group)
   libaio     a hand-written libaio loop (one io_submit per group, io_getevents)
   libuv      uv_fs_read (libuv 1.44: its thread pool)
+Where vigil's gaps to the targets lie (2026-12-02 night, AMD EPYC VM, 2 cores, kernel 6.18):
+  unwritten, batch 32, registered (the best vigil engine against liburing registered):
+  fb_ab, 200 windows of 4,096 reads, two runs, CPU ns per read of the thread: vigil
+  581.7/580.0 (user 24, system 556-559), liburing 563.3/560.2 (user 13-15, system
+  547-550), liburing-turn (the turn's groups in one io_uring_submit_and_wait: vigil's
+  pattern) 567.6/563.7 (user 7-8, system 557-560). Of vigil's 3.5% about 9 ns per read
+  is the system time of one enter per turn (all 256 reads through one enter: 256 buffers
+  of 8 KiB zeroed, 2 MiB, against liburing's 32 at a time in 256 KiB) and 10-17 ns the
+  library's user code (callgrind, 100,000 reads: ~175 instructions per read in
+  req_get/put, vigil_file_submit, uring_submit, the backend's reap and the completion,
+  against ~40 of liburing's own; each function near its minimum already).
+  cached, batch 32 (one engine >= 1.3x libuv's IOPS at <= 0.5x its CPU): a 512 B pread
+  from the page cache costs 490-540 ns of CPU by itself here (a loop of 2 million), 0.43-
+  0.47x libuv's 1,142, so the threads engine cannot reach 0.5x with any hand-off on top
+  (perf: 26% of its samples copying to the caller's buffer, whose lines the other core
+  wrote last); io_uring's inline read costs ~510 ns (registered) on one core: at most
+  ~1.95M reads/s, 1.14x libuv's 1.705M. No engine meets both halves on this machine.
 Metrics: iops and cpu_ns_per_io (user + system of the whole process, per window of
 the measuring time; pooled over rounds by run.py), syscalls_per_io (separate counting
 runs, lab/common/count.py), and the pool micro-benchmark (ns to take and return a

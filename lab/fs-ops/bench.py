@@ -50,6 +50,14 @@ above); as committed 236, 221 and 188 s in three runs, of which create,unlink 15
 and 133 s (28-40 s for each system of two in-flight counts, 18-22 s kernel sync), stat
 7-10, read 9-20 (the ring rounds), rename 12-16, readdir 8-20, route table 15-20. QUICK=1:
 55 s (one pass a point, the warm-ups slices; create,unlink 35-39 s of it).
+Measured 2026-12-02 night (session 11): create at 64 in flight is the kernel's (perf record
+of vigil's uring engine over a --op create,unlink run: ext4's recently_deleted and the
+block lookups under it over half of the samples, rwsem_spin_on_owner 15% from path_openat
+-- a second creator spinning on the directory's lock while the first scans the inode
+table -- user space 0.25%), whoever submits it; rename at 64 on the ring, three
+alternating runs (perf stat, 31,000 renames): io_uring_enter per rename vigil
+0.59/0.46/0.40, liburing 0.52/0.39/0.44, context switches 1.22/0.91/0.83 against
+1.10/0.95/0.90: no systematic difference.
 Systems:
   vigil     the io_uring engine (uring backend), the thread pool ("threads") and the
             Linux AIO engine (whose file-system calls go to the same pool): rows carry
