@@ -261,9 +261,13 @@ int vpy_run_ready(LoopObject *l, size_t n)
                 Py_DECREF(e.obj);
                 continue;
             }
-            if (h->is_timer)
-                vpy_timer_due((TimerHandleObject *)h);
-            r = l->debug ? run_handle_debug(l, h, &slow) : vpy_handle_run(h);
+            if (l->debug) {
+                if (h->is_timer)
+                    vpy_timer_due((TimerHandleObject *)h);
+                r = run_handle_debug(l, h, &slow);
+            } else {
+                r = h->is_timer ? vpy_timer_run((TimerHandleObject *)h) : vpy_handle_run(h);
+            }
         }
         Py_DECREF(e.obj);
         if (r < 0)
