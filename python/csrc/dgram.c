@@ -87,7 +87,9 @@ enum {
 struct DgramObject {
     PyObject_HEAD
     LoopObject *loop;
-    PyObject *shell, *protocol, *context;
+    PyObject *shell;     /* until _detach (after connection_lost): then NULL */
+    PyObject *shell_ref; /* from _detach: a weak reference to it (late sendto's warning) */
+    PyObject *protocol, *context;
     PyObject *datagram_received, *error_received; /* bound */
     PyObject *address;                            /* the connected remote_addr, or NULL */
     PyObject *last_from;                          /* the last sender's address object */
@@ -132,6 +134,21 @@ static PyObject *errno_exc(int err)
     return e;
 }
 
+/* A protocol callback raised: the loop's exception handler, as a Handle's would (once
+ * the shell is let go, the unraisable hook). */
+static int cb_error(DgramObject *t)
+{
+    if (vpy_exc_escapes())
+        return -1;
+    if (!t->shell)
+        return swallow();
+    PyObject *r = PyObject_CallMethod(t->shell, "_callback_error", "N", vpy_fetch_exc());
+    if (!r)
+        return swallow();
+    Py_DECREF(r);
+    return 0;
+}
+
 /* protocol.error_received(OSError(err)). -1 only for SystemExit/KeyboardInterrupt. */
 static int report_error(DgramObject *t, int err)
 {
@@ -142,23 +159,9 @@ static int report_error(DgramObject *t, int err)
         Py_DECREF(r);
         return 0;
     }
-    if (!t->error_received)
+    if (!t->error_received || !PyErr_Occurred())
         return 0;
-    return PyErr_Occurred() ? (vpy_exc_escapes() ? -1 : (PyObject_CallMethod(t->shell, "_callback_error", "N",
-                                                                              vpy_fetch_exc()) ? 0 : swallow()))
-                            : 0;
-}
-
-/* A protocol callback raised: the loop's exception handler, as a Handle's would. */
-static int cb_error(DgramObject *t)
-{
-    if (vpy_exc_escapes())
-        return -1;
-    PyObject *r = PyObject_CallMethod(t->shell, "_callback_error", "N", vpy_fetch_exc());
-    if (!r)
-        return swallow();
-    Py_DECREF(r);
-    return 0;
+    return cb_error(t);
 }
 
 static void ref_update(DgramObject *t)
@@ -434,7 +437,7 @@ static int addr_parse(DgramObject *t, PyObject *addr, struct sockaddr_storage *s
 
 static int maybe_pause(DgramObject *t)
 {
-    if (t->wq_bytes <= t->high)
+    if (t->wq_bytes <= t->high || !t->shell)
         return 0;
     PyObject *r = PyObject_CallMethod(t->shell, "_maybe_pause_protocol", NULL);
     if (!r)
@@ -510,7 +513,7 @@ static int flush(DgramObject *t)
             break; /* on to the end: the queue may be out now (a close() waits for that) */
         }
     }
-    if (was_over && t->wq_bytes <= t->low && !t->conn_lost) {
+    if (was_over && t->wq_bytes <= t->low && !t->conn_lost && t->shell) {
         PyObject *r = PyObject_CallMethod(t->shell, "_maybe_resume_protocol", NULL);
         if (!r && cb_error(t) < 0)
             return -1;
@@ -572,8 +575,14 @@ static PyObject *m_sendto(DgramObject *t, PyObject *const *args, Py_ssize_t narg
     if (t->conn_lost && t->address) {
         PyBuffer_Release(&view);
         t->conn_lost++;
-        PyObject *r = PyObject_CallMethod(t->shell, "_lost_write", "l", t->conn_lost - 1);
-        return r;
+        /* The shell warns from the 5th, as asyncio's; once let go, through the weak
+         * reference (a sendto bound to this object may outlive the shell: then none). */
+        PyObject *shell = t->shell ? t->shell : t->shell_ref ? PyWeakref_GetObject(t->shell_ref) : Py_None;
+        if (!shell)
+            return NULL;
+        if (shell == Py_None)
+            Py_RETURN_NONE;
+        return PyObject_CallMethod(shell, "_lost_write", "l", t->conn_lost - 1);
     }
     if (t->flags & DF_DETACHED) { /* after connection_lost: the socket is closed */
         PyBuffer_Release(&view);
@@ -782,6 +791,7 @@ static int dio_traverse(DgramObject *t, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(t));
     Py_VISIT(t->loop);
     Py_VISIT(t->shell);
+    Py_VISIT(t->shell_ref);
     Py_VISIT(t->protocol);
     Py_VISIT(t->context);
     Py_VISIT(t->datagram_received);
@@ -795,6 +805,7 @@ static int dio_traverse(DgramObject *t, visitproc visit, void *arg)
 static int dio_clear(DgramObject *t)
 {
     Py_CLEAR(t->shell);
+    Py_CLEAR(t->shell_ref);
     Py_CLEAR(t->protocol);
     Py_CLEAR(t->context);
     Py_CLEAR(t->datagram_received);
@@ -820,6 +831,8 @@ static void dio_dealloc(DgramObject *t)
 
 static int schedule_lost(DgramObject *t, PyObject *exc)
 {
+    if (!t->shell)
+        return 0; /* let go: connection_lost has run */
     PyObject *cb = PyObject_GetAttrString(t->shell, "_call_connection_lost");
     if (!cb)
         return -1;
@@ -889,6 +902,18 @@ static PyObject *m_detach(DgramObject *t, PyObject *unused)
     Py_CLEAR(t->datagram_received);
     Py_CLEAR(t->error_received);
     ref_update(t);
+    /* The shell holds this object in its _io (and its sendto) and this one held the
+     * shell: a cycle per transport that only the cyclic collector freed (with its
+     * socket, context and dicts), where asyncio's transports go by reference counting.
+     * Nothing calls the shell once it is let go (cb_error, maybe_pause, the resume and
+     * schedule_lost see NULL); only a connected transport's late sendto warns through
+     * it, by the weak reference. */
+    if (t->shell && !t->shell_ref) {
+        t->shell_ref = PyWeakref_NewRef(t->shell, NULL);
+        if (!t->shell_ref)
+            PyErr_Clear(); /* a shell without weak references: late sendto's warn no more */
+    }
+    Py_CLEAR(t->shell);
     Py_RETURN_NONE;
 }
 

@@ -55,7 +55,7 @@ static void on_timer(vigil_loop *vl, vigil_timer *timer)
 /* The timer's vigil deadline is TIMER_LEAD_NS before the handle's: about what the way
  * from vigil's expiry to the callback costs (the turn's end, the GIL, the ready queue),
  * so a short timer's callback starts near its deadline instead of that much after it.
- * Never before it: vpy_timer_due() waits out the rest (at most the lead) just before the
+ * Never before it: vpy_timer_run() waits out the rest (at most the lead) just before the
  * callback runs, on the clock the deadline is on. */
 #define TIMER_LEAD_NS 200
 
@@ -72,10 +72,16 @@ int vpy_timer_start(LoopObject *l, TimerHandleObject *t, double when, int64_t de
     return 0;
 }
 
+/* Waits out what is left of a timer's lead, on the deadline's clock. */
+static inline void timer_wait_due(int64_t deadline_ns)
+{
+    while (vpy_mono_ns() < deadline_ns) {
+    }
+}
+
 void vpy_timer_due(TimerHandleObject *t)
 {
-    while (vpy_mono_ns() < t->deadline_ns) {
-    }
+    timer_wait_due(t->deadline_ns);
 }
 
 /* ------------------------------------------------------------ creation */
@@ -238,10 +244,15 @@ void vpy_handle_cancel(HandleObject *h)
     }
 }
 
-int vpy_handle_run(HandleObject *h)
+/* Runs h's callback in its context; a timer's (due_ns > INT64_MIN) once its deadline has
+ * come: the rest of the lead is waited out last, with the context entered, so the least
+ * work lies between the deadline and the callback. */
+static int handle_run(HandleObject *h, int64_t due_ns)
 {
     PyObject *res = NULL;
     if (PyContext_Enter(h->context) == 0) {
+        if (due_ns > INT64_MIN)
+            timer_wait_due(due_ns);
         res = PyObject_Vectorcall(h->callback, &PyTuple_GET_ITEM(h->args, 0), PyTuple_GET_SIZE(h->args), NULL);
         if (PyContext_Exit(h->context) < 0) {
             Py_XDECREF(res);
@@ -265,6 +276,16 @@ int vpy_handle_run(HandleObject *h)
     }
     Py_DECREF(r);
     return 0;
+}
+
+int vpy_handle_run(HandleObject *h)
+{
+    return handle_run(h, INT64_MIN);
+}
+
+int vpy_timer_run(TimerHandleObject *t)
+{
+    return handle_run(&t->base, t->deadline_ns);
 }
 
 /* --------------------------------------------------------- Python methods */

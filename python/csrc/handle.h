@@ -47,7 +47,11 @@ void vpy_handle_cancel(HandleObject *h);
 int vpy_timer_start(LoopObject *l, TimerHandleObject *t, double when, int64_t deadline_ns);
 
 /* Returns once t's deadline has come (its vigil timer fires a little early: see
- * TIMER_LEAD_NS); the ready queue calls it before a timer's callback. */
+ * TIMER_LEAD_NS); the ready queue calls it before a timer's callback in debug mode. */
 void vpy_timer_due(TimerHandleObject *t);
+
+/* vpy_handle_run for a timer the ready queue runs: the rest of the lead is waited out
+ * after its context is entered, just before the callback. */
+int vpy_timer_run(TimerHandleObject *t);
 
 #endif

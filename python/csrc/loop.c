@@ -282,11 +282,14 @@ static int parse_time(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
 static PyObject *loop_call_later(LoopObject *l, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    /* The clock first: "now" is when the caller asked, and every step before the read
+     * would add to the delay (the deadline is never earlier than asked, so the sooner
+     * it is read, the nearer the callback runs to what the caller meant). */
+    int64_t now = vpy_mono_ns();
     PyObject *context;
     double delay;
     if (parse_time(args, nargs, kwnames, "call_later", "delay must not be None", &delay, &context) < 0)
         return NULL;
-    int64_t now = vpy_mono_ns();
     int64_t d = sec_to_ns_ceil(delay);
     int64_t deadline = d > INT64_MAX - now ? INT64_MAX : now + d;
     return schedule_timer(l, (double)now / 1e9 + delay, deadline, args + 1, nargs - 1, context, "call_later");

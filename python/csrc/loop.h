@@ -116,6 +116,7 @@ struct LoopObject {
     vpy_state *st; /* the module's state, cached: no module lookup per call */
     vigil_loop *vl;
     struct vpy_ring ready; /* of struct vpy_ready, FIFO */
+    size_t ready_found;    /* at its head: found work a turn left for the next (runloop.c) */
     /* Recorded events: a flat array, emptied every turn (C heap: filled without GIL). */
     struct vpy_pend *pend;
     size_t npend, pend_cap;

@@ -472,6 +472,60 @@ def test_vigil_transport_is_the_c_one():
         loop.close()
 
 
+def test_lost_transports_go_by_reference_counting(caplog):
+    """Once connection_lost has run, a datagram transport (shell and C half; connected and
+    not) is freed by reference counting, as asyncio's is: no cycle left for the collector.
+    A connected transport's sendto after the loss still warns (asyncio's 'socket.send()
+    raised exception.' from the 5th), also through a sendto bound before the loss, and
+    abort() and close() do nothing more."""
+    import gc
+    import logging
+    import weakref
+
+    loop = vigil.new_event_loop()
+
+    async def main():
+        rt, rp = await loop.create_datagram_endpoint(lambda: Rec(loop, 1), local_addr=("127.0.0.1", 0))
+        ct, cp = await loop.create_datagram_endpoint(lambda: Rec(loop), remote_addr=rt.get_extra_info("sockname"))
+        ct.sendto(b"ping")
+        await rp.got.wait()
+        send = ct.sendto
+        rt.close()
+        ct.close()
+        await rp.lost
+        await cp.lost
+        with caplog.at_level(logging.WARNING, logger="asyncio"):
+            for _ in range(5):
+                ct.sendto(b"late")
+        assert any("socket.send() raised exception." in r.getMessage() for r in caplog.records)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="asyncio"):
+            send(b"late")
+        assert any("socket.send() raised exception." in r.getMessage() for r in caplog.records)
+        ct.abort()
+        ct.close()
+        assert ct.is_closing()
+        refs = [weakref.ref(rt), weakref.ref(ct), weakref.ref(rt._io), weakref.ref(ct._io)]
+        del rt, rp, ct, cp
+        return refs, send
+
+    gc.collect()
+    gc.disable()
+    try:
+        refs, send = loop.run_until_complete(main())
+        loop.run_until_complete(asyncio.sleep(0))
+        assert refs[0]() is None, "the receiver's transport waits for the cyclic collector"
+        assert refs[2]() is None, "the receiver's DgramIO waits for the cyclic collector"
+        assert refs[1]() is None, "the sender's transport waits for the cyclic collector"
+        assert refs[3]() is not None  # the bound sendto keeps the C half, not the shell
+        send(b"late")  # the shell is gone: nothing to warn through, and no error
+        del send
+        assert refs[3]() is None, "the sender's DgramIO waits for the cyclic collector"
+    finally:
+        gc.enable()
+        loop.close()
+
+
 def test_pool_set_by_a_stream_first_reports_emsgsize():
     """vigil only (asyncio reads up to 256 KiB): when a stream transport set the loop's
     receive pool up first (16 KiB buffers), a datagram longer than a buffer holds is
