@@ -7,7 +7,21 @@ kernel's RLIMIT_MSGQUEUE of 800 KiB, charged ~112 B per 16-byte message, stops i
 One program per system; each step fills a fresh queue with the pattern, then times
 batches of 64 pairs. Rounds alternate the systems per (depth, pattern), rotating the
 order, with every step of round r pinned to CPU r % 2 (the two vCPUs can differ 2x);
-run.py pools the rounds of each series into one record."""
+run.py pools the rounds of each series into one record.
+
+Code placement: a pair is 306-362 instructions (callgrind, by pattern), and on the AMD
+EPYC (Zen 2) VM their speed once depended on where the linker put libvigil's fast paths,
+not on the mq code: runs 20261202T183154Z (rising 42.6, random 40.7 ns, 1.3x Boost) and
+20261202T145953Z (rising ~27 ns, 0.89x) ran the same src/mq; their two libvigil.so
+swapped under one mq_full_vigil binary (LD_LIBRARY_PATH) gave 42.0 and 27.3 ns for rising
+at depth 1024, with the same instruction count (an IPC of ~2.9 against ~4.3: the front
+end, most likely the op cache; this VM has no counters to say). With src/mq's code
+shifted in 16-byte steps, 34 of 47 placements made rising 38-43 ns, the others ~28.
+send_locked and receive_locked are now cold (src/mq/send.c), which lays the fast paths
+out apart from their rare blocks: 0 of 47 placements slow, nor 0 of 16 placements of the
+POSIX wrappers (4-6 of 16 before); every pattern within 1.13x its best placement. To
+tell placement from a regression, swap the library as above and compare callgrind's
+instructions per pair, which placement does not change."""
 import os
 
 import plotting

@@ -107,7 +107,8 @@ static inline void list_push_front(struct vigil__mq *q, uint32_t ref, struct vig
 /* Receive shortcuts, kept under the lock (derived state, rebuilt by recovery):
  *   top_ref != 0   the first message to receive, head of list top_prio;
  *   top_ref == 0, top_exact: top_prio is the first list; its head is loaded by the
- *                  next receive (the line was prefetched after the last one);
+ *                  next receive (a receive that empties a list loads the next one's
+ *                  head itself, so only a head read as 0 leaves this state);
  *   top_ref == 0, !top_exact (queue not empty): every message is below top_prio, the first one is
  *                  not known yet: the next receive walks the bitmap;
  *   k2_valid       k2_prio is the highest non-empty list other than top_prio, so when
@@ -140,7 +141,15 @@ static inline void top_note(struct vigil__mq_hdr *h, uint32_t cur, uint32_t prio
 /* The first list (priority p) just emptied; the queue held cur messages before the
  * receive (lock held). Clears p's bits and names the next first message where that
  * needs no bitmap walk: the runner-up if known, else the word we hold; otherwise the
- * next receive walks. */
+ * next receive walks.
+ * Where the next list is known its head is loaded here, not left to the next receive
+ * (top_ref == 0 with top_exact, the state this used to leave): the caller then
+ * prefetches that message's slot, so the next receive finds both the head and the
+ * slot in cache instead of missing on the slot after loading the head. In mq-full
+ * (AMD EPYC VM, depth 1024, 47 code placements) the pair's median went 28.3 -> 27.5 ns
+ * rising, 27.9 -> 26.9 falling, 29.1 -> 28.5 random, constant unchanged. np < p <
+ * NPRIO here (p is checked by the caller), so heads[np] is in bounds; the value read
+ * is checked where it is used, as every top_ref is. */
 static inline void top_after_empty(struct vigil__mq *q, uint32_t p, uint32_t cur)
 {
     struct vigil__mq_hdr *h = q->h;
@@ -159,11 +168,12 @@ static inline void top_after_empty(struct vigil__mq *q, uint32_t p, uint32_t cur
     else if (w)
         np = (p & ~63u) + 63 - (uint32_t)__builtin_clzll(w);
     h->k2_valid = 0;
-    h->top_ref = 0;
     if (np != p) {
         h->top_prio = np;
-        h->top_exact = 1; /* head loaded by the next receive, unless a send goes above */
+        h->top_ref = q->heads[np].head;
+        h->top_exact = 1;
     } else {
+        h->top_ref = 0;
         h->top_exact = 0;
         /* Unknown, below p: the next receive looks it up, unless a send at p or above
          * names it first (the usual case with rising priorities). top_prio stays p,

@@ -205,8 +205,11 @@ static inline ssize_t receive_wait(struct vigil__mq *q, char *buf, size_t len, u
     }
 }
 
-static __attribute__((noinline)) ssize_t receive_locked(struct vigil__mq *q, char *buf, size_t len, unsigned *prio,
-                                                        const struct timespec *abs_rt, int nonblock)
+/* Cold, as send_locked and for the same reason (send.c): the fast path's speed must not
+ * depend on where the linker puts it. */
+static __attribute__((noinline, cold)) ssize_t receive_locked(struct vigil__mq *q, char *buf, size_t len,
+                                                              unsigned *prio, const struct timespec *abs_rt,
+                                                              int nonblock)
 {
     struct vigil__mq_wait wt = {0};
     ssize_t r = receive_wait(q, buf, len, prio, abs_rt, nonblock, &wt);

@@ -178,8 +178,15 @@ out_unlock:
     return r;
 }
 
-static __attribute__((noinline)) int send_locked(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
-                                                 const struct timespec *abs_rt, int nonblock)
+/* Cold: not only kept out of line, but the branches that lead here are laid out as
+ * unlikely and moved with the other rare blocks of vigil__mq_send into .text.unlikely,
+ * so the fast path's hot code is denser. With noinline alone its speed depended on
+ * where the linker happened to put it: on an AMD EPYC (Zen 2) VM, mq-full's rising
+ * send+receive pair took 28 or 38-43 ns at the same instruction count as src/mq was
+ * shifted by 16-byte steps (34 of 47 placements slow); with cold, 0 of 47
+ * (receive_locked likewise; lab/mq-full/bench.py's docstring). */
+static __attribute__((noinline, cold)) int send_locked(struct vigil__mq *q, const char *msg, size_t len, unsigned prio,
+                                                       const struct timespec *abs_rt, int nonblock)
 {
     struct vigil__mq_wait wt = {0};
     int r = send_wait(q, msg, len, prio, abs_rt, nonblock, &wt);
