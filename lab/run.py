@@ -60,7 +60,7 @@ BUDGET_S = {
     "iteration": 78,
     "mq-empty": 25,
     "mq-full": 38,
-    "mq-lowrate": 80,  # six rounds of 0.8 s per gap (74 s measured under load)
+    "mq-lowrate": 80,  # four systems, eight rounds of 0.45 s per gap (76 s measured)
     "mq-pingpong": 46,
     "net-echo": 355,
     "net-fair": 126,

@@ -178,6 +178,9 @@ int vigil__mq_check(struct vigil__mq *q, char *why, size_t why_len);
  * VIGIL__MQ_PHASE_*), with its record (NULL for a thread without one). Left NULL, the
  * wait pays one load per phase. */
 enum { VIGIL__MQ_PHASE_SPIN = 1, VIGIL__MQ_PHASE_SLEEP = 2, VIGIL__MQ_PHASE_EDGE = 3 };
+/* A thread whose waits sleep at once times one of them in this many (wait.c, WAITING
+ * THAT PAYS FOR ITSELF); here for the tests that count them. */
+#define VIGIL__MQ_SLEEP_TIMED 4
 typedef void (*vigil__mq_wait_hook_fn)(int phase, struct vigil__mq_rec *rec);
 extern _Atomic(vigil__mq_wait_hook_fn) vigil__mq_wait_hook;
 

@@ -268,7 +268,7 @@ struct vigil__mq_wait {
     _Atomic uint32_t *word;        /* slept on while it holds val */
     _Atomic uint32_t *sleeping;    /* set around the futex call, NULL: none */
     const struct timespec *abs_rt; /* absolute CLOCK_REALTIME deadline, NULL: none */
-    int64_t t0_ns;                 /* CLOCK_MONOTONIC start */
+    int64_t t0_ns;                 /* CLOCK_MONOTONIC start; 0: an untimed wait */
     long spin_ns;                  /* spin first for this long; 0: sleep at once */
     uint64_t old_mask;             /* the caller's signal mask while masked */
     uint32_t val, kind;

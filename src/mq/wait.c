@@ -86,6 +86,17 @@
  *   started with our send and was not shortened by our lateness; counting it in there
  *   kept 64 KiB round trips, whose waits are ~10 us, sleeping once they had slept
  *   (mq-pingpong: 25 -> 34 us).
+ *   A thread whose waits sleep at once times only one of them in VIGIL__MQ_SLEEP_TIMED
+ *   (4; a countdown per thread, untimed_left). The two clock reads of a timed wait
+ *   cost a receiver 70-90 ns of its ~1.7 us per message on the lab's VM (27 ns each
+ *   with the clock's data hot, more after a sleep): vigil's receiver was at 1.12x the
+ *   kernel's CPU at 50-200 us between messages, a bare shared futex (the floor of any
+ *   queue in shared memory, mq-lowrate's "futex" row) at 1.02-1.03x; with one wait in
+ *   four timed, 1.09x (untimed throughout, 1.07x; one in eight, no better than four).
+ *   An untimed wait learns nothing, so a pace that quickens takes four times as many
+ *   waits to be seen. The untimed wait just before a timed one reads the clock at its
+ *   end for the lateness that sample counts back in; other untimed waits leave
+ *   vigil__mq_late_ns as an earlier wait of the thread's set it.
  *
  * DEAD WAKERS
  *   The sleep has no slices, so a sleeper does not look for lost wakes itself. A waker
@@ -129,6 +140,10 @@ static inline void hook(int phase, struct vigil__mq_rec *r)
 static _Atomic uint32_t wake_lat_ns = 10000;
 
 _Thread_local uint32_t vigil__mq_late_ns __attribute__((tls_model("initial-exec")));
+
+/* Per thread: untimed waits left before the next timed one (WAITING THAT PAYS FOR
+ * ITSELF). 0: the next wait that sleeps at once is timed. */
+static _Thread_local unsigned untimed_left __attribute__((tls_model("initial-exec")));
 
 /* --------------------------------------------------------------- records */
 
@@ -437,11 +452,18 @@ static void ewma(_Atomic uint32_t *avg, int64_t sample, int64_t cap)
  * PAYS FOR ITSELF). */
 static void learn(struct vigil__mq_wait *w, bool slept)
 {
-    if (!w->rec)
-        return;
+    if (!w->rec || (!w->t0_ns && untimed_left))
+        return; /* untimed, and so is the next wait */
     int64_t now = vigil__clock_ns(CLOCK_MONOTONIC);
-    /* Read after the acquire load that saw the word change: the waker stamped first. */
+    /* Read after the acquire load that saw the word change: the waker stamped first
+     * (rec_take cleared the stamp when this wait began). */
     uint64_t stamp = atomic_load_explicit(&w->rec->ready_ns, memory_order_relaxed);
+    if (!w->t0_ns) {
+        /* Untimed, the next one timed: only its lateness, for that sample. */
+        int64_t late = stamp && stamp <= (uint64_t)now ? now - (int64_t)stamp : 0;
+        vigil__mq_late_ns = (uint32_t)(late < WAIT_CAP_NS ? late : WAIT_CAP_NS);
+        return;
+    }
     bool valid = stamp >= (uint64_t)w->t0_ns && stamp <= (uint64_t)now;
     int64_t end = valid ? (int64_t)stamp : now;
     /* The thread's lateness since its previous wait back in, unless it sent since
@@ -569,8 +591,14 @@ int vigil__mq_wait_enter(struct vigil__mq *q, uint32_t kind, const struct timesp
         goto out_unlock;
     }
     long budget = spin_budget(q, kind);
-    int64_t now = vigil__clock_ns(CLOCK_MONOTONIC);
-    w->rec = rec_take(q, kind, now + budget + budget / 2);
+    int64_t now = 0; /* 0: untimed (WAITING THAT PAYS FOR ITSELF) */
+    if (budget || !untimed_left) {
+        now = vigil__clock_ns(CLOCK_MONOTONIC);
+        untimed_left = budget ? 0 : VIGIL__MQ_SLEEP_TIMED - 1;
+    } else {
+        untimed_left--;
+    }
+    w->rec = rec_take(q, kind, budget ? now + budget + budget / 2 : 0);
     if (!w->rec) {
         /* More blocked threads than records: wait on the shared spare word. */
         bool locked;

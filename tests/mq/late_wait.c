@@ -8,7 +8,11 @@
  * The next receive, made to look short (the queue's average forced to 0), spins and
  * gets its message at once: the sample it learns must carry the 64 us, so the average
  * is at least 64 us / 8. Without the rule that sample is the helper's hand-over alone,
- * under 64 us unless the machine stalls it, four times in a row. */
+ * under 64 us unless the machine stalls it, four times in a row.
+ * Then the untimed waits (a thread that sleeps at once times one wait in
+ * VIGIL__MQ_SLEEP_TIMED): of 2 x VIGIL__MQ_SLEEP_TIMED sleeping waits after a spin, exactly
+ * two (the first of each run) move the average; and a late untimed wait just before a
+ * timed one still hands its lateness to that sample. */
 #include "mqt.h"
 #include "mq/mq_int.h"
 
@@ -70,6 +74,28 @@ int main(void)
         CHECK_EQ(vigil_mq_receive(q, buf, sizeof buf, NULL), 1);
         CHECK(atomic_load(&m->wait_est_ns[0]) >= 64000 / 8);
     }
+    /* The loop ended with a spin: the next sleeping wait is timed, then
+     * VIGIL__MQ_SLEEP_TIMED - 1 are not, and so on. */
+    int moved = 0;
+    for (int i = 0; i < 2 * VIGIL__MQ_SLEEP_TIMED; i++) {
+        atomic_store(&m->wait_est_ns[0], 1000000000u);
+        CHECK_EQ(vigil_mq_receive(q, buf, sizeof buf, NULL), 1);
+        uint32_t est = atomic_load(&m->wait_est_ns[0]);
+        CHECK(i % VIGIL__MQ_SLEEP_TIMED == 0 ? est != 1000000000u : est == 1000000000u);
+        moved += est != 1000000000u;
+    }
+    CHECK_EQ(moved, 2);
+    /* Timed, untimed ..., and the last untimed one late: the spin after it must learn
+     * that lateness (without it, the previous run's on-time wake-up). */
+    for (int i = 0; i < VIGIL__MQ_SLEEP_TIMED; i++) {
+        atomic_store(&m->wait_est_ns[0], 1000000000u);
+        late_next = i == VIGIL__MQ_SLEEP_TIMED - 1;
+        CHECK_EQ(vigil_mq_receive(q, buf, sizeof buf, NULL), 1);
+    }
+    late_next = 0;
+    atomic_store(&m->wait_est_ns[0], 0);
+    CHECK_EQ(vigil_mq_receive(q, buf, sizeof buf, NULL), 1);
+    CHECK(atomic_load(&m->wait_est_ns[0]) >= 64000 / 8);
     atomic_store(&vigil__mq_wait_hook, NULL);
     CHECK_SYS(vigil_mq_close(q));
     return 0;
